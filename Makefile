@@ -1,0 +1,49 @@
+# retrofi: the entry points.  Two commands for a newcomer:
+#   make matrix   the main job (kernels, then generate/build/boot as they land)
+#   make check    the test suite
+# Both install what they need first (scripts/bootstrap, as root via apt-get).
+
+# Debian's interpreter: it sees python3-yaml and python3-pytest.
+PYTHON := /usr/bin/python3
+RETROFI := $(PYTHON) scripts/retrofi.py
+TARGETS ?=
+PYTEST_ARGS ?=
+
+export TARGETS
+
+.PHONY: all help bootstrap kernels kernels-update kernels-verify matrix list check check-fast
+
+all: help
+
+help:
+	@echo "make matrix          generate, build and boot-test the default targets (TARGETS=... for others)"
+	@echo "make check           run the test suite"
+	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
+	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
+	@echo "make kernels-verify  re-check every cached package against the lock's sha256"
+	@echo "make list            the selected targets as JSON"
+
+bootstrap:
+	@sh scripts/bootstrap
+
+kernels: bootstrap
+	$(RETROFI) kernels
+
+kernels-update: bootstrap
+	$(RETROFI) kernels --update
+
+kernels-verify: bootstrap
+	$(RETROFI) kernels --verify
+
+matrix: bootstrap
+	$(RETROFI) matrix
+
+list:
+	@$(RETROFI) list
+
+check: bootstrap
+	$(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
+
+# Only the tests that need neither network nor kernel packages.
+check-fast: bootstrap
+	$(PYTHON) -m pytest -ra -m "not network" tests/scripts $(PYTEST_ARGS)

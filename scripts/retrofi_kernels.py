@@ -1,0 +1,598 @@
+"""The kernels stage: resolve, pin, download, verify and unpack the source
+kernel and the targets' Debian packages into the cache.
+
+In:  a Matrix (retrofi_matrix), the names of the selected targets.
+Out: a Kernels record: a SourceTree and one KernelTree per real target.
+
+Cache layout (<cache> = $RETROFI_CACHE or <repo>/.cache):
+    .lock                    flock: one run at a time per cache
+    apt/<suites>/            private apt config, lists and state
+    debs/<file>.deb          downloaded packages, checked against the lock's sha256
+    debs/<file>.deb.sha256   the verified digest, with size and mtime, for quick re-checks
+    source/<pkg>_<ver>/      the unpacked source tree (+ stamp.json)
+    targets/<name>/          dpkg -x of the target's headers and image (+ stamp.json)
+
+Nothing is installed into this machine: packages are unpacked with dpkg-deb -x.
+Every directory appears by rename() only once complete; a killed run leaves
+temporary directories that the next run removes and never mistakes for done.
+"""
+
+import contextlib
+import dataclasses
+import errno
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+
+import retrofi_apt
+import retrofi_debversion
+from retrofi_errors import RetrofiError
+
+LOCK_VERSION = 1
+# Dependencies of a headers package that are part of the headers tree.
+FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
+# Free space the lists of one suite set need, before anything is downloaded.
+MIN_FREE_FOR_LISTS = 200 << 20
+UNPACK_FACTOR = 5     # unpacked kernel packages take about this many times their .deb size
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceTree:
+    package: str
+    version: str
+    path: str          # the extracted linux-source tree
+    mtime: int         # a fixed timestamp from the package, for reproducible output
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelTree:
+    name: str
+    abi: str
+    version: str
+    root: str          # dpkg -x root of the headers and image packages
+    headers: str       # KLIB: the configured headers tree
+    kernelrelease: str
+    image: str         # the bootable kernel (vmlinuz)
+    modules: str       # root/lib/modules/<kernelrelease>
+    cc: str            # compiler override ("" = the headers' own)
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernels:
+    source: SourceTree
+    targets: dict      # name -> KernelTree
+
+
+def log(msg):
+    print(f"[kernels] {msg}", flush=True)
+
+
+# ---------------------------------------------------------------- cache
+
+def cache_dir():
+    return os.path.abspath(os.environ.get("RETROFI_CACHE") or os.path.join(REPO, ".cache"))
+
+
+def check_writable(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, f".write-probe-{os.getpid()}")
+        with open(probe, "w") as f:
+            f.write("x")
+        os.unlink(probe)
+    except OSError as e:
+        raise RetrofiError(f"cache directory is not writable ({e.strerror})", where=path,
+                           fix="make it writable or set RETROFI_CACHE to a writable directory")
+
+
+def check_free(path, need, what):
+    st = os.statvfs(path)
+    free = st.f_bavail * st.f_frsize
+    if free < need:
+        raise RetrofiError(f"not enough free space for {what}: {free >> 20} MiB free, "
+                           f"{need >> 20} MiB needed", where=path,
+                           fix="free some space or set RETROFI_CACHE to a larger disk")
+
+
+@contextlib.contextmanager
+def cache_lock(path):
+    """One run at a time per cache; a second run waits and says so."""
+    check_writable(path)
+    fd = os.open(os.path.join(path, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another retrofi run that holds {path}/.lock")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def disk_errors(where):
+    """Turn a full disk in the middle of the work into one clear error."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise RetrofiError("the disk is full", where=where,
+                               fix="free some space or set RETROFI_CACHE to a larger disk")
+        if e.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
+            raise RetrofiError(f"cannot write ({e.strerror})", where=e.filename or where,
+                               fix="make the cache writable or set RETROFI_CACHE")
+        raise
+
+
+# ---------------------------------------------------------------- lock file
+
+def lock_path(matrix_path):
+    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
+    return base + ".lock"
+
+
+def spec_digest(item):
+    if item.key == "source":
+        spec = {"package": item.package, "suites": list(item.suites)}
+    else:
+        spec = {"suites": list(item.suites), "abi": item.abi, "flavour": item.flavour,
+                "headers": item.headers, "image": item.image}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_lock(path):
+    if not os.path.exists(path):
+        return {}
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError) as e:
+        raise RetrofiError(f"cannot read the lock file: {e}", where=path,
+                           fix="restore it from git or delete it and run `make kernels-update`")
+    if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or \
+            not isinstance(data.get("entries"), dict):
+        raise RetrofiError("the lock file has an unknown format", where=path,
+                           fix="restore it from git or delete it and run `make kernels-update`")
+    return data["entries"]
+
+
+def save_lock(path, entries):
+    text = json.dumps({"version": LOCK_VERSION,
+                       "comment": "retrofi pins: written by `make kernels`/`make kernels-update`; commit it",
+                       "entries": entries}, indent=2, sort_keys=True) + "\n"
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def entry_digest(entry):
+    return hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- resolving
+
+def newest(pkgs):
+    return max(pkgs, key=lambda p: retrofi_debversion.sort_key(p.version))
+
+
+def resolve_source(apt, source):
+    apt.update()
+    pkgs = apt.versions(source.package)
+    if not pkgs:
+        raise RetrofiError(f"package {source.package} not found in suites {', '.join(source.suites)}",
+                           where="kernel-matrix.yaml: source",
+                           fix="check the package name and suites (apt-cache policy "
+                               f"{source.package} on a machine with those suites)")
+    p = newest(pkgs)
+    return {"spec": spec_digest(source), "packages": [p.pin()]}
+
+
+def _closure(apt, root):
+    """root plus the linux-headers/linux-kbuild packages it depends on."""
+    out, todo, seen = [root], [root], {root.name}
+    while todo:
+        pkg = todo.pop()
+        for alts in retrofi_apt.parse_depends(pkg.depends):
+            for name, op, ver in alts:
+                if not FOLLOW_DEPENDS.match(name) or name in seen:
+                    continue
+                cands = [c for c in apt.versions(name)
+                         if op is None or retrofi_debversion.satisfies(c.version, op, ver)]
+                if not cands:
+                    raise RetrofiError(f"{pkg.name}={pkg.version} depends on {name}"
+                                       f"{f' ({op} {ver})' if op else ''}, which is not in "
+                                       f"suites {', '.join(apt.suites)}",
+                                       fix="add the suite that carries it to the target's suites")
+                dep = newest(cands)
+                seen.add(name)
+                out.append(dep)
+                todo.append(dep)
+                break
+    return out
+
+
+def resolve_target(apt, target):
+    apt.update()
+    prefix = target.headers.split("{", 1)[0].format(flavour=target.flavour)
+    candidates = []
+    for name in apt.pkgnames(prefix):
+        abi = target.abi_from_headers(name)
+        if abi is None:
+            continue
+        images = {p.version: p for p in apt.versions(target.image_for(abi))}
+        for h in apt.versions(name):
+            if h.version in images:
+                candidates.append((abi, h, images[h.version]))
+    if not candidates:
+        raise RetrofiError(f"no {target.headers_glob()} with a matching {target.image_for(target.abi)} "
+                           f"in suites {', '.join(target.suites)}",
+                           where=f"kernel-matrix.yaml: target '{target.name}'",
+                           fix="check abi:, flavour: and suites: against the archive")
+    abi, headers, image = max(candidates, key=lambda c: retrofi_debversion.sort_key(c[1].version))
+    pkgs = _closure(apt, headers) + [image]
+    return {"spec": spec_digest(target), "abi": abi, "version": headers.version,
+            "packages": sorted((p.pin() for p in pkgs), key=lambda p: p["name"])}
+
+
+# ---------------------------------------------------------------- downloading
+
+def _verified_stamp(path):
+    st = os.stat(path)
+    return f"{st.st_size} {int(st.st_mtime_ns)}"
+
+
+def deb_ok(path, pin):
+    """Whether a cached .deb is complete and is the pinned file."""
+    if not os.path.exists(path):
+        return False
+    if os.path.getsize(path) != pin["size"]:
+        return False
+    mark = path + ".sha256"
+    try:
+        digest, stamp = open(mark).read().split(" ", 1)
+        if digest == pin["sha256"] and stamp.strip() == _verified_stamp(path):
+            return True
+    except (OSError, ValueError):
+        pass
+    if retrofi_apt.sha256_file(path) != pin["sha256"]:
+        return False
+    with open(mark, "w") as f:
+        f.write(f"{pin['sha256']} {_verified_stamp(path)}\n")
+    return True
+
+
+class _Progress(threading.Thread):
+    """Prints the growth of a download every few seconds."""
+
+    def __init__(self, directory, name, total):
+        super().__init__(daemon=True)
+        self.directory, self.name, self.total = directory, name, total
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.wait(5):
+            size = 0
+            for f in glob.glob(os.path.join(self.directory, "*")):
+                with contextlib.suppress(OSError):
+                    size += os.path.getsize(f)
+            log(f"  {self.name}: {size >> 20}/{self.total >> 20} MiB")
+
+
+def ensure_deb(cache, apt, pin):
+    """The path of the pinned .deb in the cache, downloading it if needed."""
+    debs = os.path.join(cache, "debs")
+    os.makedirs(debs, exist_ok=True)
+    path = os.path.join(debs, os.path.basename(pin["filename"]))
+    if os.path.exists(path):
+        if deb_ok(path, pin):
+            return path
+        log(f"{os.path.basename(path)}: corrupt or truncated in the cache "
+            f"(sha256 or size differs from kernel-matrix.lock); fetching it again")
+        os.unlink(path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path + ".sha256")
+    check_free(debs, pin["size"] + (16 << 20), f"downloading {pin['name']}")
+    tmp = os.path.join(debs, f".partial-{pin['name']}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    log(f"downloading {pin['name']} {pin['version']} ({pin['size'] >> 20} MiB)")
+    progress = _Progress(tmp, pin["name"], pin["size"])
+    progress.start()
+    try:
+        got = apt.download(pin, tmp)
+        if os.path.getsize(got) != pin["size"] or retrofi_apt.sha256_file(got) != pin["sha256"]:
+            raise RetrofiError(f"downloaded {os.path.basename(got)} does not match the sha256 "
+                               f"in the lock file", where="kernel-matrix.lock",
+                               fix="the archive changed a published file: run `make kernels-update`")
+        os.replace(got, path)
+    finally:
+        progress.done.set()
+        shutil.rmtree(tmp, ignore_errors=True)
+    deb_ok(path, pin)
+    return path
+
+
+# ---------------------------------------------------------------- unpacking
+
+def _clean_stale(parent):
+    for d in glob.glob(os.path.join(parent, ".tmp-*")) + glob.glob(os.path.join(parent, ".old-*")):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _stamp_ok(directory, digest):
+    try:
+        return json.load(open(os.path.join(directory, "stamp.json")))["entry"] == digest
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _publish(tmp, final, digest, extra):
+    with open(os.path.join(tmp, "stamp.json"), "w") as f:
+        json.dump(dict(extra, entry=digest), f, indent=2, sort_keys=True)
+    old = None
+    if os.path.exists(final):
+        old = os.path.join(os.path.dirname(final), f".old-{os.path.basename(final)}-{os.getpid()}")
+        os.rename(final, old)
+    os.rename(tmp, final)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _dpkg_x(deb, root):
+    p = subprocess.run(["dpkg-deb", "-x", deb, root], stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        if "No space left" in p.stderr:
+            raise OSError(errno.ENOSPC, "No space left on device", root)
+        raise RetrofiError(f"dpkg-deb -x failed: {p.stderr.strip()}", where=deb,
+                           fix="delete the file from the cache and run again")
+
+
+def fix_headers(root):
+    """Make an unpacked (not installed) headers tree usable where it lies.
+
+    Debian's -<flavour> headers Makefile includes its -common tree by the
+    absolute /usr/src path it would have when installed; point it at the
+    sibling directory instead.
+    """
+    for mk in glob.glob(os.path.join(root, "usr/src/linux-headers-*/Makefile")):
+        text = open(mk).read()
+        fixed = re.sub(r"^include /usr/src/(linux-headers-[^/\s]+)/Makefile$",
+                       r"include $(dir $(lastword $(MAKEFILE_LIST)))../\1/Makefile", text, flags=re.M)
+        if fixed != text:
+            with open(mk, "w") as f:
+                f.write(fixed)
+
+
+def unpack_target(cache, target, entry, debs):
+    parent = os.path.join(cache, "targets")
+    os.makedirs(parent, exist_ok=True)
+    final = os.path.join(parent, target.name)
+    digest = entry_digest(entry)
+    if _stamp_ok(final, digest):
+        return final
+    _clean_stale(parent)
+    need = sum(p["size"] for p in entry["packages"]) * UNPACK_FACTOR
+    check_free(parent, need, f"unpacking target {target.name}")
+    tmp = os.path.join(parent, f".tmp-{target.name}-{os.getpid()}")
+    log(f"unpacking target {target.name} ({len(debs)} packages)")
+    try:
+        os.makedirs(tmp)
+        for deb in debs:
+            _dpkg_x(deb, os.path.join(tmp, "root"))
+        fix_headers(os.path.join(tmp, "root"))
+        _publish(tmp, final, digest, {"target": target.name, "abi": entry["abi"],
+                                      "version": entry["version"]})
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def unpack_source(cache, source, entry, deb):
+    pin = entry["packages"][0]
+    parent = os.path.join(cache, "source")
+    os.makedirs(parent, exist_ok=True)
+    final = os.path.join(parent, f"{pin['name']}_{pin['version']}")
+    digest = entry_digest(entry)
+    if _stamp_ok(final, digest):
+        return final
+    _clean_stale(parent)
+    check_free(parent, pin["size"] * 12, f"unpacking {pin['name']}")
+    tmp = os.path.join(parent, f".tmp-{pin['name']}-{os.getpid()}")
+    log(f"unpacking {pin['name']} {pin['version']}")
+    try:
+        os.makedirs(tmp)
+        pkgroot = os.path.join(tmp, "pkg")
+        _dpkg_x(deb, pkgroot)
+        tarballs = glob.glob(os.path.join(pkgroot, "usr/src/linux-source-*.tar.*"))
+        if len(tarballs) != 1:
+            raise RetrofiError(f"expected one usr/src/linux-source-*.tar.* in the package, found {len(tarballs)}",
+                               where=deb, fix="check that source.package is a Debian linux-source package")
+        mtime = int(os.stat(tarballs[0]).st_mtime)
+        log(f"  extracting {os.path.basename(tarballs[0])} "
+            f"({os.path.getsize(tarballs[0]) >> 20} MiB compressed)")
+        p = subprocess.run(["tar", "-C", tmp, "-xf", tarballs[0]], stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            if "No space left" in p.stderr:
+                raise OSError(errno.ENOSPC, "No space left on device", tmp)
+            raise RetrofiError(f"extracting the source tarball failed: {p.stderr.strip()[-300:]}", where=deb)
+        shutil.rmtree(pkgroot)
+        trees = [d for d in os.listdir(tmp) if d.startswith("linux-source-")]
+        if len(trees) != 1:
+            raise RetrofiError(f"the source tarball holds {trees!r}, expected one linux-source-* tree", where=deb)
+        _publish(tmp, final, digest, {"package": pin["name"], "version": pin["version"],
+                                      "tree": trees[0], "mtime": mtime})
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _source_record(directory):
+    stamp = json.load(open(os.path.join(directory, "stamp.json")))
+    return SourceTree(package=stamp["package"], version=stamp["version"],
+                      path=os.path.join(directory, stamp["tree"]), mtime=stamp["mtime"])
+
+
+def _target_record(directory, target, entry):
+    root = os.path.join(directory, "root")
+    flavour_headers = os.path.join(root, "usr/src", target.headers_for(entry["abi"]))
+    releases = sorted(os.listdir(os.path.join(root, "lib/modules"))) \
+        if os.path.isdir(os.path.join(root, "lib/modules")) else []
+    if len(releases) != 1:
+        raise RetrofiError(f"the image package of target {target.name} holds {len(releases)} "
+                           f"module trees under lib/modules, expected 1",
+                           where=root, fix="check the target's image: package pattern")
+    krel = releases[0]
+    image = os.path.join(root, "boot", f"vmlinuz-{krel}")
+    if not os.path.exists(image):
+        raise RetrofiError(f"the image package of target {target.name} has no kernel "
+                           f"(boot/vmlinuz-{krel})", where=root,
+                           fix="point image: at a package that ships the kernel, e.g. linux-image-{abi}-{flavour}-unsigned")
+    if not os.path.exists(os.path.join(flavour_headers, ".config")):
+        raise RetrofiError(f"the headers of target {target.name} are not a configured tree (no .config)",
+                           where=flavour_headers, fix="check the target's headers: package pattern")
+    return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
+                      headers=flavour_headers, kernelrelease=krel, image=image,
+                      modules=os.path.join(root, "lib/modules", krel), cc=target.cc)
+
+
+# ---------------------------------------------------------------- the stage
+
+def _items(matrix, names):
+    """The source and the real targets behind the selected names."""
+    targets = []
+    for t in matrix.select(names):
+        real = matrix.real_target(t)
+        if real not in targets:
+            targets.append(real)
+    return targets
+
+
+def update(matrix, names=None, cache=None):
+    """Re-resolve the pins of the source and the named (default: all) targets."""
+    cache = cache or cache_dir()
+    lpath = lock_path(matrix.path)
+    names = names or [t.name for t in matrix.targets]
+    with cache_lock(cache), disk_errors(cache):
+        check_free(cache, MIN_FREE_FOR_LISTS, "the package lists")
+        entries = load_lock(lpath)
+        new = dict(entries)
+        apts = {}
+
+        def apt_for(suites):
+            if suites not in apts:
+                apts[suites] = retrofi_apt.PrivateApt(cache, suites)
+            return apts[suites]
+
+        log(f"resolving {matrix.source.package}")
+        new["source"] = resolve_source(apt_for(matrix.source.suites), matrix.source)
+        for t in _items(matrix, names):
+            log(f"resolving target {t.name}")
+            new[t.key] = resolve_target(apt_for(t.suites), t)
+        for key in sorted(new):
+            old, cur = entries.get(key), new[key]
+            if old != cur:
+                was = _describe(old) if old else "(none)"
+                log(f"pin {key}: {was} -> {_describe(cur)}")
+        if new == entries:
+            log("pins unchanged")
+        save_lock(lpath, new)
+    return new
+
+
+def _describe(entry):
+    if "abi" in entry:
+        return f"{entry['abi']} {entry['version']}"
+    p = entry["packages"][0]
+    return f"{p['name']} {p['version']}"
+
+
+def fetch(matrix, names=None, cache=None, with_source=True):
+    """Make the source and the selected targets present and verified in the cache."""
+    cache = cache or cache_dir()
+    lpath = lock_path(matrix.path)
+    started = time.monotonic()
+    with cache_lock(cache), disk_errors(cache):
+        entries = load_lock(lpath)
+        items = ([matrix.source] if with_source else []) + _items(matrix, names)
+        apts = {}
+
+        def apt_for(suites):
+            if suites not in apts:
+                check_free(cache, MIN_FREE_FOR_LISTS, "the package lists")
+                apts[suites] = retrofi_apt.PrivateApt(cache, suites)
+            return apts[suites]
+
+        changed = False
+        for item in items:
+            entry = entries.get(item.key)
+            if entry is None or entry.get("spec") != spec_digest(item):
+                why = "not pinned yet" if entry is None else "its matrix entry changed"
+                log(f"resolving {item.key} ({why})")
+                resolver = resolve_source if item.key == "source" else resolve_target
+                entries[item.key] = resolver(apt_for(item.suites), item)
+                changed = True
+        if changed:
+            save_lock(lpath, entries)
+            log(f"pins written to {os.path.relpath(lpath)}")
+
+        work = 0
+        source = None
+        if with_source:
+            entry = entries["source"]
+            directory = os.path.join(cache, "source", f"{entry['packages'][0]['name']}_"
+                                                      f"{entry['packages'][0]['version']}")
+            if not _stamp_ok(directory, entry_digest(entry)):
+                deb = ensure_deb(cache, apt_for(matrix.source.suites), entry["packages"][0])
+                unpack_source(cache, matrix.source, entry, deb)
+                work += 1
+            source = _source_record(directory)
+        targets = {}
+        for t in _items(matrix, names):
+            entry = entries[t.key]
+            directory = os.path.join(cache, "targets", t.name)
+            if not _stamp_ok(directory, entry_digest(entry)):
+                debs = [ensure_deb(cache, apt_for(t.suites), p) for p in entry["packages"]]
+                unpack_target(cache, t, entry, debs)
+                work += 1
+            targets[t.name] = _target_record(directory, t, entry)
+        elapsed = time.monotonic() - started
+        if work == 0:
+            log(f"all {len(items)} kernels present, unpacked trees match the lock file; "
+                f"nothing to do ({elapsed:.1f} s)")
+        else:
+            log(f"{work} of {len(items)} fetched and unpacked ({elapsed:.0f} s)")
+    return Kernels(source=source, targets=targets)
+
+
+def verify(matrix, names=None, cache=None):
+    """Re-check every cached .deb of the selection against the lock (sha256)."""
+    cache = cache or cache_dir()
+    entries = load_lock(lock_path(matrix.path))
+    bad = []
+    for item in [matrix.source] + _items(matrix, names):
+        entry = entries.get(item.key)
+        if not entry:
+            bad.append(f"{item.key}: not pinned")
+            continue
+        for pin in entry["packages"]:
+            path = os.path.join(cache, "debs", os.path.basename(pin["filename"]))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + ".sha256")
+            if not os.path.exists(path):
+                bad.append(f"{os.path.basename(path)}: missing")
+            elif not deb_ok(path, pin):
+                bad.append(f"{os.path.basename(path)}: sha256 mismatch")
+    return bad

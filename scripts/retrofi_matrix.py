@@ -1,0 +1,350 @@
+"""kernel-matrix.yaml: the schema and the typed model.
+
+The matrix file names one source kernel (the new tree the wireless stack is
+taken from) and a list of targets (kernels the output tree is built for and
+booted on).  Every error names the file and line and says how to fix it.
+
+Schema (version 1):
+
+    version: 1
+    source:
+      package: linux-source-6.12        # Debian source package, required
+      suites: [bookworm-security]       # apt suites to look in, required
+    targets:
+      - name: "6.1"                     # unique, required
+        kind: real                      # real | shape, required
+        default: true                   # in `make matrix` without TARGETS
+        # kind: real
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"                  # Debian ABI name; '*' = one dash-free part
+        flavour: amd64                  # optional, default amd64
+        headers: "linux-headers-{abi}-{flavour}"           # optional
+        image: "linux-image-{abi}-{flavour}-unsigned"       # optional
+        cc: gcc-12                      # optional compiler override
+        # kind: shape (API shape of an older kernel on a real base)
+        base: "6.1"                     # name of a real target
+        api_level: "2.6.26"             # kernel version whose API is shown
+        # both kinds
+        boot_timeout: 180               # seconds, optional
+        allowed_splats: []              # optional, [{match:, reason:}]
+        note: "free text"               # optional
+"""
+
+import dataclasses
+import re
+
+import yaml
+
+from retrofi_errors import RetrofiError
+
+SCHEMA_VERSION = 1
+DEFAULT_HEADERS = "linux-headers-{abi}-{flavour}"
+DEFAULT_IMAGE = "linux-image-{abi}-{flavour}-unsigned"
+DEFAULT_BOOT_TIMEOUT = 180
+SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+PKG_GLOB_RE = re.compile(r"^[a-z0-9][a-z0-9.+*?-]*$")
+
+
+def abi_glob_regex(glob):
+    """An ABI glob as a regex: '*' stands for one dash-free part.
+
+    "6.1.0-*" matches "6.1.0-57" but not the flavoured "6.1.0-57-cloud".
+    """
+    parts = [re.escape(p) for p in glob.split("*")]
+    return re.compile("^" + "[^-/]+".join(parts) + "$")
+
+
+@dataclasses.dataclass(frozen=True)
+class AllowedSplat:
+    match: str
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    package: str
+    suites: tuple
+
+    @property
+    def key(self):
+        return "source"
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    name: str
+    kind: str
+    default: bool
+    suites: tuple = ()
+    abi: str = ""
+    flavour: str = "amd64"
+    headers: str = DEFAULT_HEADERS
+    image: str = DEFAULT_IMAGE
+    cc: str = ""
+    base: str = ""
+    api_level: str = ""
+    boot_timeout: int = DEFAULT_BOOT_TIMEOUT
+    allowed_splats: tuple = ()
+    note: str = ""
+
+    @property
+    def key(self):
+        return f"target:{self.name}"
+
+    def headers_glob(self):
+        return self.headers.format(abi=self.abi, flavour=self.flavour)
+
+    def image_for(self, abi_name):
+        return self.image.format(abi=abi_name, flavour=self.flavour)
+
+    def headers_for(self, abi_name):
+        return self.headers.format(abi=abi_name, flavour=self.flavour)
+
+    def abi_from_headers(self, package):
+        """The ABI name inside a headers package name, or None."""
+        pre, _, post = self.headers.partition("{abi}")
+        pre = pre.format(flavour=self.flavour)
+        post = post.format(flavour=self.flavour)
+        if not (package.startswith(pre) and package.endswith(post)):
+            return None
+        abi_name = package[len(pre):len(package) - len(post)]
+        if not abi_glob_regex(self.abi).match(abi_name):
+            return None
+        return abi_name
+
+
+@dataclasses.dataclass(frozen=True)
+class Matrix:
+    path: str
+    source: Source
+    targets: tuple
+
+    def target(self, name):
+        for t in self.targets:
+            if t.name == name:
+                return t
+        names = ", ".join(t.name for t in self.targets)
+        raise RetrofiError(f"unknown target '{name}'", where=self.path,
+                           fix=f"use one of: {names}")
+
+    def select(self, names=None):
+        """The targets named (in matrix order), or the default ones."""
+        if not names:
+            return [t for t in self.targets if t.default]
+        wanted = []
+        for n in names:
+            t = self.target(n)
+            if t not in wanted:
+                wanted.append(t)
+        return [t for t in self.targets if t in wanted]
+
+    def real_target(self, target):
+        """The real target whose kernel a target runs on (itself or its base)."""
+        return self.target(target.base) if target.kind == "shape" else target
+
+    def suites(self):
+        seen = []
+        for suites in [self.source.suites] + [t.suites for t in self.targets]:
+            for s in suites:
+                if s not in seen:
+                    seen.append(s)
+        return seen
+
+
+# ---------------------------------------------------------------- loading
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that keeps line numbers and refuses duplicate keys."""
+
+
+class _Map(dict):
+    line = 0
+    key_lines = None
+
+
+def _construct_mapping(loader, node):
+    loader.flatten_mapping(node)
+    result = _Map()
+    result.line = node.start_mark.line + 1
+    result.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in result:
+            raise _SchemaError(f"duplicate key '{key}'", key_node.start_mark.line + 1,
+                               "remove one of the two")
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = key_node.start_mark.line + 1
+    return result
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                            _construct_mapping)
+
+
+class _SchemaError(Exception):
+    def __init__(self, what, line, fix):
+        super().__init__(what)
+        self.what, self.line, self.fix = what, line, fix
+
+
+def _line(m, key=None):
+    if isinstance(m, _Map):
+        if key is not None and m.key_lines and key in m.key_lines:
+            return m.key_lines[key]
+        return m.line
+    return 0
+
+
+def _check_keys(m, allowed, required, what):
+    if not isinstance(m, dict):
+        raise _SchemaError(f"{what} must be a mapping", _line(m), "see the schema in scripts/retrofi_matrix.py")
+    for k in m:
+        if k not in allowed:
+            raise _SchemaError(f"unknown key '{k}' in {what}", _line(m, k),
+                               "allowed keys: " + ", ".join(sorted(allowed)))
+    for k in required:
+        if k not in m:
+            raise _SchemaError(f"{what} is missing required key '{k}'", _line(m),
+                               f"add '{k}:'")
+
+
+def _str(m, key, what, pattern=None, default=None):
+    if key not in m:
+        return default
+    v = m[key]
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        raise _SchemaError(f"{what}.{key} must be a string, got number {v!r}",
+                           _line(m, key), f'quote it: {key}: "{v}"')
+    if not isinstance(v, str) or not v:
+        raise _SchemaError(f"{what}.{key} must be a non-empty string", _line(m, key),
+                           "give a string value")
+    if pattern and not pattern.match(v):
+        raise _SchemaError(f"{what}.{key} '{v}' is not valid", _line(m, key),
+                           f"it must match {pattern.pattern}")
+    return v
+
+
+def _suites(m, what):
+    v = m.get("suites")
+    if not isinstance(v, list) or not v:
+        raise _SchemaError(f"{what}.suites must be a non-empty list of apt suites",
+                           _line(m, "suites"), "e.g. suites: [bookworm, bookworm-security]")
+    for s in v:
+        if not isinstance(s, str) or not SUITE_RE.match(s):
+            raise _SchemaError(f"{what}.suites has an invalid suite {s!r}",
+                               _line(m, "suites"), "suites are names like bookworm-security")
+    return tuple(v)
+
+
+def _parse_target(m, index):
+    what = f"targets[{index}]"
+    common = {"name", "kind", "default", "boot_timeout", "allowed_splats", "note"}
+    real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
+    shape_keys = common | {"base", "api_level"}
+    if not isinstance(m, dict):
+        raise _SchemaError(f"{what} must be a mapping", _line(m), "see the schema")
+    kind = m.get("kind")
+    if kind not in ("real", "shape"):
+        raise _SchemaError(f"{what}.kind must be 'real' or 'shape', got {kind!r}",
+                           _line(m, "kind"), "set kind: real (or shape)")
+    if kind == "real":
+        _check_keys(m, real_keys, ["name", "kind", "default", "suites", "abi"], what)
+    else:
+        _check_keys(m, shape_keys, ["name", "kind", "default", "base", "api_level"], what)
+    name = _str(m, "name", what, NAME_RE)
+    what = f"target '{name}'"
+    default = m["default"]
+    if not isinstance(default, bool):
+        raise _SchemaError(f"{what}.default must be true or false", _line(m, "default"),
+                           "write default: true or default: false")
+    timeout = m.get("boot_timeout", DEFAULT_BOOT_TIMEOUT)
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+        raise _SchemaError(f"{what}.boot_timeout must be a positive number of seconds",
+                           _line(m, "boot_timeout"), "e.g. boot_timeout: 180")
+    splats = []
+    raw_splats = m.get("allowed_splats", [])
+    if not isinstance(raw_splats, list):
+        raise _SchemaError(f"{what}.allowed_splats must be a list", _line(m, "allowed_splats"),
+                           "e.g. allowed_splats: [{match: '...', reason: '...'}]")
+    for s in raw_splats:
+        _check_keys(s, {"match", "reason"}, ["match", "reason"], f"{what}.allowed_splats entry")
+        splats.append(AllowedSplat(_str(s, "match", what), _str(s, "reason", what)))
+    fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
+                  allowed_splats=tuple(splats), note=_str(m, "note", what, default=""))
+    if kind == "real":
+        fields.update(
+            suites=_suites(m, what),
+            abi=_str(m, "abi", what, PKG_GLOB_RE),
+            flavour=_str(m, "flavour", what, PKG_GLOB_RE, "amd64"),
+            headers=_str(m, "headers", what, default=DEFAULT_HEADERS),
+            image=_str(m, "image", what, default=DEFAULT_IMAGE),
+            cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""))
+        for key in ("headers", "image"):
+            if "{abi}" not in fields[key]:
+                raise _SchemaError(f"{what}.{key} must contain {{abi}}", _line(m, key),
+                                   f"e.g. {key}: \"{DEFAULT_HEADERS if key == 'headers' else DEFAULT_IMAGE}\"")
+    else:
+        api = _str(m, "api_level", what)
+        if not VERSION_RE.match(api):
+            raise _SchemaError(f"{what}.api_level '{api}' is not a kernel version",
+                               _line(m, "api_level"), 'write it like "2.6.26"')
+        fields.update(base=_str(m, "base", what, NAME_RE), api_level=api)
+    return Target(**fields), _line(m)
+
+
+def parse(text, path="kernel-matrix.yaml"):
+    """Parse and validate matrix text; raise RetrofiError naming file:line."""
+    try:
+        try:
+            data = yaml.load(text, Loader=_LineLoader)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            line = mark.line + 1 if mark else 0
+            raise _SchemaError(f"malformed YAML: {e.problem or e}", line,
+                               "fix the YAML syntax at that line")
+        if data is None:
+            raise _SchemaError("the matrix file is empty", 1, "add source: and targets:")
+        _check_keys(data, {"version", "source", "targets"}, ["version", "source", "targets"],
+                    "the matrix file")
+        if data["version"] != SCHEMA_VERSION:
+            raise _SchemaError(f"unsupported schema version {data['version']!r}",
+                               _line(data, "version"), f"this retrofi reads version: {SCHEMA_VERSION}")
+        src = data["source"]
+        _check_keys(src, {"package", "suites"}, ["package", "suites"], "source")
+        source = Source(package=_str(src, "package", "source", PKG_GLOB_RE),
+                        suites=_suites(src, "source"))
+        if not isinstance(data["targets"], list) or not data["targets"]:
+            raise _SchemaError("targets must be a non-empty list", _line(data, "targets"),
+                               "add at least one target")
+        targets, lines = [], {}
+        for i, raw in enumerate(data["targets"]):
+            t, line = _parse_target(raw, i)
+            if t.name in lines:
+                raise _SchemaError(f"duplicate target name '{t.name}' (first at line {lines[t.name]})",
+                                   line, "give every target a unique name")
+            lines[t.name] = line
+            targets.append(t)
+        by_name = {t.name: t for t in targets}
+        for t in targets:
+            if t.kind == "shape":
+                base = by_name.get(t.base)
+                if base is None or base.kind != "real":
+                    raise _SchemaError(f"shape target '{t.name}' has base '{t.base}', which is not a real target",
+                                       lines[t.name], "set base: to the name of a real target")
+    except _SchemaError as e:
+        raise RetrofiError(e.what, where=f"{path}:{e.line}" if e.line else path, fix=e.fix)
+    return Matrix(path=path, source=source, targets=tuple(targets))
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise RetrofiError("matrix file not found", where=path,
+                           fix="run from the retrofi checkout or pass --matrix FILE")
+    except OSError as e:
+        raise RetrofiError(f"cannot read matrix file: {e.strerror}", where=path)
+    return parse(text, path)

@@ -1,0 +1,162 @@
+"""kernel-matrix.yaml: the schema accepts the real file and rejects bad
+input with one error naming the file, the line and the fix."""
+
+import textwrap
+
+import pytest
+
+import retrofi_matrix
+from retrofi_errors import RetrofiError
+
+GOOD = textwrap.dedent("""\
+    version: 1
+    source:
+      package: linux-source-6.12
+      suites: [bookworm-security]
+    targets:
+      - name: "6.12"
+        kind: real
+        default: true
+        suites: [bookworm-security]
+        abi: "6.12.*+deb12"
+      - name: "6.1"
+        kind: real
+        default: true
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"
+        boot_timeout: 240
+      - name: "5.10"
+        kind: real
+        default: false
+        suites: [bullseye, bullseye-security]
+        abi: "5.10.0-*"
+        cc: gcc-12
+      - name: shape-2.6.26
+        kind: shape
+        default: false
+        base: "6.1"
+        api_level: "2.6.26"
+    """)
+
+
+def parse_error(text):
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.parse(text, "m.yaml")
+    return e.value
+
+
+def test_repository_matrix_is_valid(repo):
+    m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
+    assert m.source.package == "linux-source-6.12"
+    names = [t.name for t in m.targets]
+    assert {"6.12", "6.1", "5.10"} <= set(names)
+    assert [t.name for t in m.select()] == ["6.12", "6.1"]
+    assert not m.target("5.10").default
+
+
+def test_good_matrix_gives_typed_targets():
+    m = retrofi_matrix.parse(GOOD)
+    t = m.target("6.1")
+    assert (t.kind, t.boot_timeout, t.flavour) == ("real", 240, "amd64")
+    assert m.target("6.12").boot_timeout == retrofi_matrix.DEFAULT_BOOT_TIMEOUT
+    assert m.target("5.10").cc == "gcc-12"
+    shape = m.target("shape-2.6.26")
+    assert (shape.kind, shape.base, shape.api_level) == ("shape", "6.1", "2.6.26")
+    assert m.real_target(shape) is t
+
+
+def test_select_keeps_matrix_order_and_defaults():
+    m = retrofi_matrix.parse(GOOD)
+    assert [t.name for t in m.select(["5.10", "6.12"])] == ["6.12", "5.10"]
+    assert [t.name for t in m.select([])] == ["6.12", "6.1"]
+
+
+def test_unknown_target_name_lists_the_known_ones():
+    e = parse_error_select(GOOD, "7.7")
+    assert "unknown target '7.7'" in e.what and "6.12, 6.1, 5.10" in e.fix
+
+
+def parse_error_select(text, name):
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.parse(text).select([name])
+    return e.value
+
+
+def test_abi_glob_matches_one_dash_free_part():
+    t = retrofi_matrix.parse(GOOD).target("6.1")
+    assert t.abi_from_headers("linux-headers-6.1.0-57-amd64") == "6.1.0-57"
+    assert t.abi_from_headers("linux-headers-6.1.0-57-cloud-amd64") is None
+    assert t.abi_from_headers("linux-headers-6.1.0-57-common") is None
+    t = retrofi_matrix.parse(GOOD).target("6.12")
+    assert t.abi_from_headers("linux-headers-6.12.118+deb12-amd64") == "6.12.118+deb12"
+    assert t.abi_from_headers("linux-headers-6.12.118+deb12-rt-amd64") is None
+    assert t.image_for("6.1.0-57") == "linux-image-6.1.0-57-amd64-unsigned"
+
+
+def test_malformed_yaml_names_file_and_line():
+    e = parse_error(GOOD.replace("kind: real\n    default: true\n    suites: [bookworm, ",
+                                 "kind: real\n    default: true\n    suites: [bookworm, : ]\n  x", 1))
+    assert e.where.startswith("m.yaml:") and "malformed YAML" in e.what
+
+
+def test_unknown_key_is_refused_with_its_line():
+    e = parse_error(GOOD.replace("    abi: \"6.1.0-*\"\n", "    abi: \"6.1.0-*\"\n    abl: x\n"))
+    assert "unknown key 'abl'" in e.what
+    assert e.where == "m.yaml:16"
+    assert "allowed keys" in e.fix
+
+
+def test_missing_field_is_named():
+    e = parse_error(GOOD.replace("    abi: \"6.1.0-*\"\n", ""))
+    assert "missing required key 'abi'" in e.what and e.where == "m.yaml:11"
+
+
+def test_duplicate_target_names_are_refused():
+    e = parse_error(GOOD.replace('name: "6.1"', 'name: "6.12"'))
+    assert "duplicate target name '6.12'" in e.what and "line 6" in e.what
+    assert e.where == "m.yaml:11"
+
+
+def test_duplicate_keys_are_refused():
+    e = parse_error(GOOD.replace("    boot_timeout: 240\n", "    boot_timeout: 240\n    boot_timeout: 60\n"))
+    assert "duplicate key 'boot_timeout'" in e.what
+
+
+def test_unquoted_version_name_gets_a_hint():
+    e = parse_error(GOOD.replace('name: "6.1"', "name: 6.1"))
+    assert "must be a string" in e.what and '"6.1"' in e.fix
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (("kind: shape", "kind: virtual"), "must be 'real' or 'shape'"),
+    (('base: "6.1"', 'base: "6.2"'), "not a real target"),
+    (('api_level: "2.6.26"', 'api_level: "two"'), "not a kernel version"),
+    (("default: false\n    suites: [bullseye", "default: maybe\n    suites: [bullseye"), "true or false"),
+    (("boot_timeout: 240", "boot_timeout: -5"), "positive number"),
+    (("suites: [bullseye, bullseye-security]", "suites: []"), "non-empty list"),
+    (("version: 1", "version: 2"), "unsupported schema version"),
+])
+def test_invalid_values_are_refused(edit, needle):
+    e = parse_error(GOOD.replace(*edit, 1))
+    assert needle in e.what, e.format()
+    assert e.where.startswith("m.yaml:")
+
+
+def test_empty_file_is_refused():
+    assert "empty" in parse_error("").what
+
+
+def test_missing_matrix_file_says_so(tmp_path):
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.load(str(tmp_path / "nope.yaml"))
+    assert "not found" in e.value.what
+
+
+def test_cli_reports_schema_errors_in_one_message(tmp_path, cli):
+    bad = tmp_path / "kernel-matrix.yaml"
+    bad.write_text(GOOD.replace("    abi: \"6.1.0-*\"\n", "    abi: \"6.1.0-*\"\n    abl: x\n"))
+    p = cli("--matrix", str(bad), "kernels")
+    assert p.returncode == 1
+    assert p.stderr.startswith(f"retrofi: error: {bad}:16: unknown key 'abl'")
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "kernel-matrix.lock").exists()
