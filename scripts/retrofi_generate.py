@@ -1,0 +1,832 @@
+"""The `generate` stage: source tree -> output tree.
+
+One job: take an extracted linux-source tree, copy what drivers/copy-list
+names, rewrite it with every rule in semantic-patches/ (in file-name order),
+add the project's compat/ and include/ and the build glue under
+drivers/out-tree/, and rename the result into out/<name>-<source version>/
+only when all of it is done.
+
+Records in, records out (the split follows kunit.py: parse -> run -> report):
+
+    SourceTree     what the kernel-supply stage hands over
+    CopyEntry      one line of drivers/copy-list
+    Rule           one file of semantic-patches/ with its parsed header
+    RuleReport     what one rule did (files, sites, cache hits)
+    GenerateResult what generate() did
+    RefreshResult  what refresh() found
+
+Expected failures raise RetrofiError; the output directory is never left
+half-written (the work happens in a temporary sibling directory that is
+renamed into place, atomically swapped with the previous output).
+"""
+
+import concurrent.futures
+import ctypes
+import difflib
+import errno
+import fnmatch
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+from retrofi_errors import RetrofiError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPATCH = os.environ.get("RETROFI_SPATCH", "/usr/bin/spatch")
+# Options passed to every spatch run; part of the cache key.
+# --no-includes: rules only need the file itself (no type inference through
+# headers), which keeps each run independent of the rest of the tree and
+# makes a (rule, file) result a pure function of the two contents.
+SPATCH_OPTIONS = ("--very-quiet", "--no-includes", "--no-show-diff")
+DEFAULT_TIMEOUT = 120
+DEFAULT_JOBS = 2
+DEFAULT_NAME = "retrofi"
+# Files spatch is run on; everything else is copied verbatim.
+REWRITE_SUFFIXES = (".c", ".h")
+CACHE_FORMAT = "1"
+
+
+# ---------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class SourceTree:
+    """An extracted Debian linux-source tree (made by the kernel stage)."""
+    package: str   # "linux-source-6.12"
+    version: str   # "6.12.118-1~deb12u1"
+    path: str      # the tree root (has Makefile, net/, drivers/)
+    mtime: int     # fixed timestamp from the source package
+
+
+@dataclass(frozen=True)
+class CopyEntry:
+    kind: str                 # "file" or "dir"
+    path: str                 # relative to the source root
+    patterns: Tuple[str, ...]  # dir only: include globs
+    excludes: Tuple[str, ...]  # dir only: exclude globs
+    line: int                 # line number in the copy list
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str          # file name without suffix: "0001-timer-shutdown"
+    path: str
+    kind: str          # "cocci" or "patch"
+    sha256: str
+    must_match: bool
+    upstream: str
+    targets: str
+
+
+@dataclass
+class RuleReport:
+    name: str
+    kind: str
+    sha256: str
+    must_match: bool
+    files_changed: int = 0
+    sites_changed: int = 0
+    applied: bool = True          # patches: False if it did not apply
+    problem: str = ""             # patches: why it did not apply
+
+
+@dataclass
+class GenerateResult:
+    out_path: str
+    source: SourceTree
+    file_count: int
+    rules: List[RuleReport]
+    spatch_version: str
+    cache_hits: int
+    cache_misses: int
+    seconds: float
+
+    @property
+    def sites_changed(self):
+        return sum(r.sites_changed for r in self.rules)
+
+    @property
+    def rules_applied(self):
+        return sum(1 for r in self.rules if r.sites_changed)
+
+    def summary(self):
+        lines = [f"rule {r.name}: {r.files_changed} files, "
+                 f"{r.sites_changed} sites"
+                 + ("" if r.must_match else " (must-match: no)")
+                 for r in self.rules]
+        lines.append(
+            f"generated {self.out_path}: {self.file_count} files, "
+            f"{self.rules_applied}/{len(self.rules)} rules applied, "
+            f"{self.sites_changed} sites changed, "
+            f"spatch cache {self.cache_hits} hits/{self.cache_misses} runs, "
+            f"{self.seconds:.1f}s")
+        return "\n".join(lines)
+
+
+@dataclass
+class RefreshResult:
+    source: SourceTree
+    rules: List[RuleReport]
+    stale: List[str] = field(default_factory=list)   # must apply, did not
+    unused: List[str] = field(default_factory=list)  # must-match: no, 0 sites
+
+    @property
+    def ok(self):
+        return not self.stale
+
+    def summary(self):
+        lines = []
+        for name in self.stale:
+            lines.append(f"no longer applies: {name}")
+        for name in self.unused:
+            lines.append(f"matched nothing (must-match: no, not an error): "
+                         f"{name}")
+        lines.append(f"refresh against {self.source.package} "
+                     f"{self.source.version}: "
+                     + ("all rules and patches apply" if self.ok else
+                        f"{len(self.stale)} rule(s)/patch(es) no longer "
+                        f"apply"))
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------- copy list
+
+
+def parse_copy_list(path):
+    """Parse drivers/copy-list (format in its header) into CopyEntry records."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise RetrofiError(f"cannot read the copy list: {e.strerror}",
+                           where=path, fix="restore drivers/copy-list")
+    entries = []
+    seen = set()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        kind, rest = words[0], words[1:]
+        where = f"{path}:{n}"
+        if kind not in ("file", "dir") or not rest:
+            raise RetrofiError(f"malformed line {raw.strip()!r}", where=where,
+                               fix="write 'file PATH' or "
+                                   "'dir PATH GLOB... [!GLOB...]'")
+        p = rest[0].rstrip("/")
+        if p.startswith("/") or ".." in p.split("/"):
+            raise RetrofiError(f"path {p!r} must be relative to the source "
+                               "root and stay inside it", where=where)
+        if kind == "file" and len(rest) != 1:
+            raise RetrofiError("a 'file' line takes exactly one path",
+                               where=where)
+        pats = tuple(w for w in rest[1:] if not w.startswith("!"))
+        excl = tuple(w[1:] for w in rest[1:] if w.startswith("!"))
+        if kind == "dir" and not pats:
+            raise RetrofiError(f"'dir {p}' needs at least one glob "
+                               "(e.g. '*.c *.h')", where=where)
+        if (kind, p) in seen:
+            raise RetrofiError(f"{kind} {p} is listed twice", where=where)
+        seen.add((kind, p))
+        entries.append(CopyEntry(kind, p, pats, excl, n))
+    if not entries:
+        raise RetrofiError("the copy list names no files", where=path)
+    return entries
+
+
+def resolve_copy_list(entries, src_root, list_path="drivers/copy-list"):
+    """Return the sorted relative paths the copy list selects from src_root.
+
+    A missing file or directory, or a glob that matches nothing, is an error
+    naming the line; all problems are reported at once."""
+    files = set()
+    missing = []
+    for e in entries:
+        full = os.path.join(src_root, e.path)
+        if e.kind == "file":
+            if not os.path.isfile(full):
+                missing.append(f"{list_path}:{e.line}: file {e.path}")
+                continue
+            files.add(e.path)
+            continue
+        if not os.path.isdir(full):
+            missing.append(f"{list_path}:{e.line}: dir {e.path}")
+            continue
+        names = sorted(n for n in os.listdir(full)
+                       if os.path.isfile(os.path.join(full, n)))
+        for pat in e.patterns:
+            if not any(fnmatch.fnmatchcase(n, pat) for n in names):
+                missing.append(f"{list_path}:{e.line}: dir {e.path}: "
+                               f"nothing matches {pat}")
+        for n in names:
+            if (any(fnmatch.fnmatchcase(n, p) for p in e.patterns)
+                    and not any(fnmatch.fnmatchcase(n, x)
+                                for x in e.excludes)):
+                files.add(f"{e.path}/{n}")
+    if missing:
+        raise RetrofiError(
+            "the source tree lacks what the copy list names:\n  "
+            + "\n  ".join(missing),
+            where=src_root,
+            fix="use a source package that has these paths, or update "
+                "drivers/copy-list")
+    return sorted(files)
+
+
+# ------------------------------------------------------------------ rules
+
+_HEADER_RE = re.compile(r"^\s*(?://|#)?\s*([a-z-]+):\s*(.*?)\s*$")
+_RULE_NAME_RE = re.compile(r"^[0-9]{4}-[a-z0-9][a-z0-9-]*\.(cocci|patch)$")
+
+
+def _header_fields(text):
+    """Key: value lines of the rule's leading comment block."""
+    fields = {}
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if not (s.startswith("//") or s.startswith("#")
+                or s.startswith("///")):
+            break
+        m = _HEADER_RE.match(s)
+        if m and m.group(1) not in fields:
+            fields[m.group(1)] = m.group(2)
+    return fields
+
+
+def load_rules(rules_dir):
+    """Read semantic-patches/NNNN-topic.{cocci,patch} in apply order.
+
+    Apply order is the file name order (the number first); each rule's
+    header must declare must-match, upstream and targets; a plain patch must
+    also say why SmPL cannot express it (smpl-cannot:)."""
+    if not os.path.isdir(rules_dir):
+        raise RetrofiError("semantic-patches directory missing",
+                           where=rules_dir)
+    rules = []
+    for name in sorted(os.listdir(rules_dir)):
+        path = os.path.join(rules_dir, name)
+        if name.startswith(".") or name.endswith("~") or name == "README":
+            continue
+        if not _RULE_NAME_RE.match(name):
+            raise RetrofiError(f"rule file name {name!r} is not "
+                               "NNNN-topic.cocci or NNNN-topic.patch",
+                               where=path, fix="rename it")
+        with open(path, "rb") as f:
+            data = f.read()
+        text = data.decode("utf-8", "replace")
+        fields = _header_fields(text)
+        kind = "cocci" if name.endswith(".cocci") else "patch"
+        need = ["must-match", "upstream", "targets"]
+        if kind == "patch":
+            need.append("smpl-cannot")
+        lacking = [k for k in need if not fields.get(k)]
+        if lacking:
+            raise RetrofiError(
+                "rule header lacks " + ", ".join(f"'{k}:'" for k in lacking),
+                where=path,
+                fix="add the header lines (see semantic-patches/README)")
+        mm = fields["must-match"].lower()
+        if mm not in ("yes", "no"):
+            raise RetrofiError(f"must-match must be yes or no, not {mm!r}",
+                               where=path)
+        rules.append(Rule(name.rsplit(".", 1)[0], path, kind,
+                          hashlib.sha256(data).hexdigest(), mm == "yes",
+                          fields["upstream"], fields["targets"]))
+    names = [r.name.split("-", 1)[0] for r in rules]
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        raise RetrofiError(f"two rules share the number {dups[0]}",
+                           where=rules_dir, fix="renumber one of them")
+    return rules
+
+
+_spatch_version_cache = {}
+
+
+def spatch_version(spatch=None):
+    spatch = spatch or SPATCH
+    if spatch in _spatch_version_cache:
+        return _spatch_version_cache[spatch]
+    try:
+        out = subprocess.run([spatch, "--version"], capture_output=True,
+                             text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RetrofiError(f"cannot run spatch: {e}", where=spatch,
+                           fix="apt-get install coccinelle")
+    m = re.search(r"spatch version (\S+)", out)
+    if not m:
+        raise RetrofiError("cannot read the spatch version", where=spatch)
+    _spatch_version_cache[spatch] = m.group(1)
+    return m.group(1)
+
+
+def _spatch_messages(stderr, default="(spatch printed nothing)"):
+    """spatch's own message, without its per-token parse warnings."""
+    keep = [l for l in stderr.splitlines()
+            if l.strip() and not l.startswith("Warning: PARSING")
+            and not l.startswith("init_defs")]
+    return "\n".join(keep[-20:]) or default
+
+
+def check_rule_syntax(rule, spatch=None, timeout=DEFAULT_TIMEOUT):
+    """Parse a rule with spatch; raise with spatch's message if it fails."""
+    if rule.kind != "cocci":
+        return
+    try:
+        p = subprocess.run([spatch or SPATCH, "--parse-cocci", rule.path],
+                           capture_output=True, text=True, timeout=timeout,
+                           cwd=os.path.dirname(rule.path))
+    except subprocess.TimeoutExpired:
+        raise RetrofiError(f"spatch took over {timeout}s to parse the rule",
+                           where=rule.path)
+    if p.returncode != 0:
+        raise RetrofiError("semantic patch does not parse:\n"
+                           + _spatch_messages(p.stderr + p.stdout),
+                           where=rule.path, fix="fix the rule's SmPL syntax")
+
+
+# ------------------------------------------------------------------ cache
+
+
+def default_cache_dir():
+    return os.environ.get("RETROFI_CACHE") or os.path.join(REPO, ".cache")
+
+
+class SpatchCache:
+    """(rule content, input content, spatch version + options) -> output.
+
+    One file per key under <cache>/spatch/xx/<key>: "=" for unchanged,
+    "+" followed by the output content otherwise. Written atomically; an
+    unreadable or corrupt entry counts as a miss."""
+
+    def __init__(self, root, spatch_ver, options):
+        self.root = os.path.join(root, "spatch")
+        self.salt = "\0".join([CACHE_FORMAT, spatch_ver, *options]).encode()
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+
+    def key(self, rule_sha, content):
+        h = hashlib.sha256(self.salt)
+        h.update(b"\0" + rule_sha.encode() + b"\0")
+        h.update(content)
+        return h.hexdigest()
+
+    def _path(self, key):
+        return os.path.join(self.root, key[:2], key)
+
+    def get(self, key):
+        try:
+            with open(self._path(key), "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        if data[:1] == b"=" and len(data) == 1:
+            return (False, None)
+        if data[:1] == b"+":
+            return (True, data[1:])
+        return None
+
+    def put(self, key, changed, output):
+        path = self._path(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(b"+" + output if changed else b"=")
+            os.replace(tmp, path)
+        except OSError:
+            # The cache is an optimisation: failing to store is not fatal.
+            try:
+                os.unlink(tmp)
+            except (OSError, UnboundLocalError):
+                pass
+
+    def count(self, hit):
+        with self._lock:
+            if hit:
+                self.hits += 1
+            else:
+                self.misses += 1
+
+
+def count_sites(before, after):
+    """Changed sites = hunks of a zero-context diff of the two texts."""
+    a = before.decode("utf-8", "replace").splitlines()
+    b = after.decode("utf-8", "replace").splitlines()
+    return sum(1 for op in difflib.SequenceMatcher(None, a, b,
+                                                   autojunk=False).get_opcodes()
+               if op[0] != "equal")
+
+
+_NO_CHANGE_MSG = "-o can not be applied because there are no modified files"
+
+
+def run_spatch(rule, content, relpath, workdir, timeout, spatch=None):
+    """Apply one rule to one file's content; return (changed, output).
+
+    spatch writes into workdir (a private temp directory), never in place."""
+    src = os.path.join(workdir, "in", relpath)
+    dst = os.path.join(workdir, "out", relpath)
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(src, "wb") as f:
+        f.write(content)
+    if os.path.exists(dst):
+        os.unlink(dst)
+    cmd = [spatch or SPATCH, "--sp-file", rule.path, *SPATCH_OPTIONS,
+           src, "-o", dst]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout, cwd=workdir)
+    except subprocess.TimeoutExpired:
+        raise RetrofiError(
+            f"spatch timed out after {timeout}s applying {rule.name}",
+            where=f"{relpath} ({rule.path})",
+            fix="simplify the rule, or raise the per-file timeout "
+                "(RETROFI_SPATCH_TIMEOUT / --timeout)")
+    except OSError as e:
+        raise RetrofiError(f"cannot run spatch: {e.strerror}",
+                           where=spatch or SPATCH,
+                           fix="apt-get install coccinelle")
+    said = p.stderr + p.stdout
+    if (p.returncode != 0 and not os.path.exists(dst)
+            and _NO_CHANGE_MSG in said
+            and not _spatch_messages(said.replace(_NO_CHANGE_MSG, ""),
+                                     default="")):
+        # spatch 1.1.1 exits 255 when -o is given and nothing changed.
+        return (False, None)
+    if p.returncode != 0:
+        raise RetrofiError(
+            f"spatch failed (exit {p.returncode}) applying {rule.name}:\n"
+            + _spatch_messages(p.stderr + p.stdout),
+            where=f"{relpath} ({rule.path})",
+            fix="fix the rule, or exclude the file")
+    if not os.path.exists(dst):
+        return (False, None)
+    with open(dst, "rb") as f:
+        out = f.read()
+    if out == content:
+        return (False, None)
+    return (True, out)
+
+
+# --------------------------------------------------------------- the stage
+
+
+def _write_file(path, data, mtime):
+    """Write one output file (the single place output bytes are written)."""
+    with open(path, "wb") as f:
+        f.write(data)
+    os.utime(path, (mtime, mtime))
+
+
+def project_version(repo=REPO):
+    try:
+        p = subprocess.run(["git", "-C", repo, "describe", "--always",
+                            "--dirty", "--abbrev=12"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() \
+        else "unknown"
+
+
+def _tree_files(root):
+    """Relative paths of the regular files under root, sorted."""
+    out = []
+    if not os.path.isdir(root):
+        return out
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        for n in sorted(files):
+            full = os.path.join(d, n)
+            if os.path.isfile(full) and not n.endswith((".pyc", "~")):
+                out.append(os.path.relpath(full, root))
+    return out
+
+
+def _check_source(source):
+    if not os.path.isdir(source.path) or not os.path.isfile(
+            os.path.join(source.path, "Makefile")):
+        raise RetrofiError(
+            f"source tree of {source.package} {source.version} is missing",
+            where=source.path,
+            fix="fetch and unpack it first (make kernels), or point "
+                "SOURCE at an extracted linux-source tree")
+
+
+def _os_error(e, where):
+    if e.errno == errno.ENOSPC:
+        return RetrofiError("no space left on device while writing the "
+                            "output tree; previous output left intact",
+                            where=where, fix="free disk space and re-run")
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return RetrofiError(f"output directory is not writable "
+                            f"({e.strerror}); previous output left intact",
+                            where=where,
+                            fix="choose a writable OUT= directory or fix "
+                                "its permissions")
+    return RetrofiError(f"{e.strerror or e} while writing the output tree; "
+                        "previous output left intact",
+                        where=getattr(e, "filename", None) or where)
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _swap_into_place(tmp, final):
+    """Put tmp at final; the previous final, if any, is returned to be
+    deleted. Uses renameat2(RENAME_EXCHANGE) where available so that there
+    is no moment without a complete output tree."""
+    if not os.path.exists(final):
+        os.rename(tmp, final)
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                       ctypes.c_char_p, ctypes.c_uint]
+        AT_FDCWD = -100
+        if fn(AT_FDCWD, os.fsencode(tmp), AT_FDCWD, os.fsencode(final),
+              _RENAME_EXCHANGE) == 0:
+            return tmp  # tmp now holds the previous output
+    except (AttributeError, OSError):
+        pass
+    old = final + ".old"
+    if os.path.exists(old):
+        shutil.rmtree(old)
+    os.rename(final, old)
+    os.rename(tmp, final)
+    return old
+
+
+def _clean_stale(out_dir):
+    """Remove temporary directories left by killed runs (dead pid)."""
+    try:
+        names = os.listdir(out_dir)
+    except OSError:
+        return
+    for n in names:
+        m = re.match(r"^\.tmp-.*-pid(\d+)-", n)
+        if not m:
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(os.path.join(out_dir, n), ignore_errors=True)
+
+
+def output_name(source, name=DEFAULT_NAME):
+    return f"{name}-{source.version}"
+
+
+def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
+                         spatch, stop):
+    """Run every cocci rule, in order, over one file. Returns
+    (final content, [(rule index, sites)])."""
+    changes = []
+    for i, rule in enumerate(rules):
+        if rule.kind != "cocci":
+            continue
+        if stop.is_set():
+            return content, changes
+        key = cache.key(rule.sha256, content)
+        got = cache.get(key)
+        if got is None:
+            cache.count(False)
+            changed, out = run_spatch(rule, content, rel, workdir, timeout,
+                                      spatch)
+            cache.put(key, changed, out or b"")
+        else:
+            cache.count(True)
+            changed, out = got
+        if changed:
+            changes.append((i, count_sites(content, out)))
+            content = out
+    return content, changes
+
+
+def _apply_patch(rule, tree, report):
+    """Apply a plain patch with patch(1) in tree; record if it fails."""
+    base = ["patch", "-p1", "--batch", "--forward", "--silent",
+            "--no-backup-if-mismatch", "-r", "-", "-d", tree, "-i", rule.path]
+    p = subprocess.run(base + ["--dry-run"], capture_output=True, text=True)
+    if p.returncode != 0:
+        report.applied = False
+        report.problem = (p.stdout + p.stderr).strip()[-2000:]
+        return
+    lst = subprocess.run(["lsdiff", "--strip=1", rule.path],
+                         capture_output=True, text=True) \
+        if shutil.which("lsdiff") else None
+    p = subprocess.run(base, capture_output=True, text=True)
+    if p.returncode != 0:
+        report.applied = False
+        report.problem = (p.stdout + p.stderr).strip()[-2000:]
+        return
+    with open(rule.path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    report.sites_changed = len(re.findall(r"^@@ ", text, re.M))
+    report.files_changed = (len(lst.stdout.split()) if lst and
+                            lst.returncode == 0 else
+                            len(re.findall(r"^\+\+\+ ", text, re.M)))
+
+
+def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch):
+    """Fill the (empty) directory tree; return (file count, reports)."""
+    copy_list = os.path.join(repo, "drivers", "copy-list")
+    files = resolve_copy_list(parse_copy_list(copy_list), source.path,
+                              os.path.relpath(copy_list, repo))
+    reports = [RuleReport(r.name, r.kind, r.sha256, r.must_match)
+               for r in rules]
+    mtime = source.mtime
+
+    # 1. copy + rewrite the source files (cocci rules, in parallel per file).
+    stop = threading.Event()
+    with tempfile.TemporaryDirectory(prefix="retrofi-spatch-") as work:
+        def one(idx_rel):
+            idx, rel = idx_rel
+            with open(os.path.join(source.path, rel), "rb") as f:
+                content = f.read()
+            changes = []
+            if rel.endswith(REWRITE_SUFFIXES):
+                content, changes = _apply_rules_to_file(
+                    rel, content, rules, cache, timeout,
+                    os.path.join(work, str(idx)), spatch, stop)
+            return rel, content, changes
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            futs = [pool.submit(one, x) for x in enumerate(files)]
+            try:
+                for fut in futs:
+                    rel, content, changes = fut.result()
+                    dst = os.path.join(tree, rel)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    _write_file(dst, content, mtime)
+                    for i, sites in changes:
+                        reports[i].files_changed += 1
+                        reports[i].sites_changed += sites
+            except BaseException:
+                stop.set()
+                for f in futs:
+                    f.cancel()
+                raise
+
+    # 2. plain patches, in order, on the copied tree.
+    for rule, rep in zip(rules, reports):
+        if rule.kind == "patch":
+            _apply_patch(rule, tree, rep)
+
+    # 3. the project's own parts: compat/, include/, build glue.
+    owned = {}
+    for sub, prefix in (("compat", "compat"), ("include", "include"),
+                        (os.path.join("drivers", "out-tree"), "")):
+        root = os.path.join(repo, sub)
+        for rel in _tree_files(root):
+            if os.path.basename(rel) in (".gitkeep", ".keep"):
+                continue
+            out_rel = os.path.join(prefix, rel) if prefix else rel
+            if out_rel in owned or os.path.exists(os.path.join(tree,
+                                                               out_rel)):
+                raise RetrofiError(
+                    f"{out_rel} would be written twice (from {sub}/ and "
+                    f"{owned.get(out_rel, 'the copy list')})",
+                    where=os.path.join(root, rel),
+                    fix="rename one of them; the output tree must have one "
+                        "owner per path")
+            owned[out_rel] = sub
+            dst = os.path.join(tree, out_rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(os.path.join(root, rel), "rb") as f:
+                _write_file(dst, f.read(), mtime)
+            if os.access(os.path.join(root, rel), os.X_OK):
+                os.chmod(dst, 0o755)
+    return reports
+
+
+def _write_versions(tree, source, rules, reports, spatch_ver, repo):
+    lines = [
+        "# retrofi output tree: what it was generated from",
+        f"source-package: {source.package}",
+        f"source-version: {source.version}",
+        f"project-version: {project_version(repo)}",
+        f"spatch-version: {spatch_ver}",
+        f"spatch-options: {' '.join(SPATCH_OPTIONS)}",
+    ]
+    for r, rep in zip(rules, reports):
+        lines.append(f"rule: {r.name}.{r.kind} sha256={r.sha256} "
+                     f"must-match={'yes' if r.must_match else 'no'} "
+                     f"files={rep.files_changed} sites={rep.sites_changed}")
+    _write_file(os.path.join(tree, "versions"),
+                ("\n".join(lines) + "\n").encode(), source.mtime)
+
+
+def _fix_dir_mtimes(tree, mtime):
+    for d, dirs, _ in os.walk(tree, topdown=False):
+        os.utime(d, (mtime, mtime))
+
+
+def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
+             repo: str = REPO, cache_dir: Optional[str] = None,
+             jobs: int = DEFAULT_JOBS, timeout: int = DEFAULT_TIMEOUT,
+             spatch: Optional[str] = None,
+             strict: bool = True) -> GenerateResult:
+    """Write out_dir/<name>-<source.version>/ from source; see module doc.
+
+    Raises RetrofiError (and leaves any previous output untouched) on a
+    missing source, a bad copy list or rule, a spatch failure or timeout,
+    an unwritable or full output directory, or (strict) a patch that does
+    not apply or a must-match rule that matched nothing. With strict=False
+    those two are only recorded in the result (refresh uses this)."""
+    t0 = time.monotonic()
+    _check_source(source)
+    rules = load_rules(os.path.join(repo, "semantic-patches"))
+    sv = spatch_version(spatch)
+    for r in rules:
+        check_rule_syntax(r, spatch, timeout)
+    cache = SpatchCache(cache_dir or default_cache_dir(), sv, SPATCH_OPTIONS)
+
+    out_dir = os.path.abspath(out_dir)
+    final = os.path.join(out_dir, output_name(source, name))
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        _clean_stale(out_dir)
+        tree = tempfile.mkdtemp(
+            prefix=f".tmp-{output_name(source, name)}-pid{os.getpid()}-",
+            dir=out_dir)
+    except OSError as e:
+        raise _os_error(e, out_dir)
+    old = None
+    try:
+        try:
+            reports = _build(source, tree, rules, repo=repo, cache=cache,
+                             jobs=jobs, timeout=timeout, spatch=spatch)
+            bad = [r for r in reports if r.kind == "patch" and not r.applied]
+            if bad and strict:
+                raise RetrofiError(
+                    f"patch {bad[0].name} does not apply:\n{bad[0].problem}",
+                    where=os.path.join(repo, "semantic-patches",
+                                       bad[0].name + ".patch"),
+                    fix="refresh the patch against this source")
+            if strict:
+                dead = [r.name for r in reports
+                        if r.must_match and r.sites_changed == 0]
+                if dead:
+                    raise RetrofiError(
+                        "rule(s) declared must-match: yes matched nothing: "
+                        + ", ".join(dead),
+                        where=f"{source.package} {source.version}",
+                        fix="the upstream code changed: update or retire "
+                            "the rule (make refresh SOURCE=... lists all)")
+            _write_versions(tree, source, rules, reports, sv, repo)
+            count = len(_tree_files(tree))
+            _fix_dir_mtimes(tree, source.mtime)
+            os.chmod(tree, 0o755)
+            old = _swap_into_place(tree, final)
+            tree = None
+        except OSError as e:
+            raise _os_error(e, out_dir)
+    finally:
+        if tree and os.path.exists(tree):
+            shutil.rmtree(tree, ignore_errors=True)
+        if old and os.path.exists(old):
+            shutil.rmtree(old, ignore_errors=True)
+    return GenerateResult(final, source, count, reports, sv, cache.hits,
+                          cache.misses, time.monotonic() - t0)
+
+
+def refresh(source: SourceTree, *, repo: str = REPO,
+            cache_dir: Optional[str] = None, jobs: int = DEFAULT_JOBS,
+            timeout: int = DEFAULT_TIMEOUT,
+            spatch: Optional[str] = None) -> RefreshResult:
+    """Generate against another source into a scratch directory (removed
+    afterwards) and report the rules and patches that no longer apply:
+    a must-match rule that matched nothing, or a patch that fails."""
+    with tempfile.TemporaryDirectory(prefix="retrofi-refresh-") as scratch:
+        res = generate(source, scratch, repo=repo, cache_dir=cache_dir,
+                       jobs=jobs, timeout=timeout, spatch=spatch,
+                       strict=False)
+    reports = res.rules
+    out = RefreshResult(source, reports)
+    for r in reports:
+        if r.kind == "patch" and not r.applied:
+            first = (r.problem.splitlines() or ["does not apply"])[0]
+            out.stale.append(f"{r.name}.patch ({first})")
+        elif r.sites_changed == 0:
+            (out.stale if r.must_match else out.unused).append(
+                f"{r.name}.{r.kind}")
+    return out
+
