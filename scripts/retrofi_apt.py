@@ -190,6 +190,7 @@ Acquire::Retries "2";
             raise RetrofiError(f"{argv[0]} not found", fix="run on Debian with apt installed")
         if p.returncode != 0:
             raise _AptFailed(what, p)
+        self.last_stderr = p.stderr
         return p.stdout
 
     def update(self):
@@ -205,12 +206,15 @@ Acquire::Retries "2";
                                where=self.root,
                                fix="check the network and that the suites exist in the archive "
                                    "(or set RETROFI_MIRROR / RETROFI_SECURITY_MIRROR)")
-        # apt-get update exits 0 with only a warning when a source lacks a suite.
-        if re.search(r"^(W|E): .*(Failed to fetch|does not have a Release file|no longer has a Release file)",
-                     out or "", re.M):
-            raise RetrofiError(f"apt could not read every suite of {', '.join(self.suites)}: "
-                               f"{_apt_errors(out)}", where=self.root,
-                               fix="fix the suite names in kernel-matrix.yaml")
+        # apt-get update can exit 0 with only warnings for a source it could not read.
+        text = (out or "") + "\n" + (self.last_stderr or "")
+        if re.search(r"^(W|E): .*(Failed to fetch|does not have a Release file|no longer has a Release file"
+                     r"|Some index files failed)", text, re.M):
+            raise RetrofiError(f"cannot fetch the package lists for suites {', '.join(self.suites)}: "
+                               f"{_apt_errors(text)}", where=self.root,
+                               fix="check the network and that the suites exist in the archive "
+                                   "(fix suites: in kernel-matrix.yaml, or set RETROFI_MIRROR / "
+                                   "RETROFI_SECURITY_MIRROR)")
         self._updated = True
 
     def pkgnames(self, prefix):

@@ -1,0 +1,95 @@
+"""Every rule in semantic-patches/ against its test pairs.
+
+tests/semantic-patches/<rule>/input.c + expected.c, and further cases as
+<case>-input.c + <case>-expected.c. spatch runs with --sp-file <rule>
+--very-quiet (plus the generator's own options) on a copy of the input,
+writing to a temporary file; a mismatch fails with a unified diff.
+"""
+
+import difflib
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import retrofi_generate as gen
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+RULES = os.path.join(REPO, "semantic-patches")
+CASES = os.path.join(REPO, "tests", "semantic-patches")
+
+
+def _rules():
+    return gen.load_rules(RULES)
+
+
+def _cases():
+    out = []
+    for rule in _rules():
+        d = os.path.join(CASES, rule.name)
+        if not os.path.isdir(d):
+            continue
+        for n in sorted(os.listdir(d)):
+            if n.endswith("input.c"):
+                out.append(pytest.param(rule, os.path.join(d, n),
+                                        id=f"{rule.name}/{n}"))
+    return out
+
+
+def test_every_rule_has_a_test_pair():
+    missing = [r.name for r in _rules()
+               if not os.path.isfile(os.path.join(CASES, r.name, "input.c"))
+               or not os.path.isfile(os.path.join(CASES, r.name,
+                                                  "expected.c"))]
+    assert not missing, (f"rules without tests/semantic-patches/<rule>/"
+                         f"input.c + expected.c: {missing}")
+
+
+def test_every_test_dir_has_a_rule():
+    names = {r.name for r in _rules()}
+    orphans = [d for d in sorted(os.listdir(CASES)) if d not in names]
+    assert not orphans, f"test pairs for rules that do not exist: {orphans}"
+
+
+def test_every_rule_declares_its_upstream_change():
+    for r in _rules():
+        assert r.upstream and r.targets, r.path
+        with open(r.path) as f:
+            head = f.read(4000)
+        assert "must-match:" in head and "why:" in head, r.path
+
+
+def test_at_least_one_rule_must_match():
+    assert any(r.must_match for r in _rules())
+
+
+@pytest.mark.parametrize("rule,input_path", _cases())
+def test_rule_pair(rule, input_path, tmp_path):
+    expected_path = input_path[:-len("input.c")] + "expected.c"
+    assert os.path.isfile(expected_path), f"{expected_path} missing"
+    src = tmp_path / "in.c"
+    shutil.copyfile(input_path, src)
+    out = tmp_path / "out.c"
+    p = subprocess.run([gen.SPATCH, "--sp-file", rule.path, "--very-quiet",
+                        *[o for o in gen.SPATCH_OPTIONS
+                          if o != "--very-quiet"],
+                        str(src), "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    if out.exists():
+        got = out.read_text()
+    else:
+        # spatch writes no -o file when nothing changed (and exits 255).
+        assert gen._NO_CHANGE_MSG in p.stdout + p.stderr, \
+            f"spatch failed on {input_path}:\n{p.stdout}{p.stderr}"
+        got = src.read_text()
+    with open(expected_path) as f:
+        want = f.read()
+    if got != want:
+        diff = "".join(difflib.unified_diff(
+            want.splitlines(True), got.splitlines(True),
+            fromfile=os.path.relpath(expected_path, REPO),
+            tofile=f"spatch {rule.name} {os.path.basename(input_path)}"))
+        pytest.fail(f"{rule.name} output differs from "
+                    f"{os.path.relpath(expected_path, REPO)}:\n{diff}")

@@ -1,0 +1,39 @@
+// Test input for 0001-timer-shutdown: teardown paths as in 6.12's
+// net/mac80211/agg-rx.c and drivers/net/wireless/ath/ath9k/channel.c.
+#include <linux/timer.h>
+
+struct ctx {
+	struct timer_list timer;
+	struct timer_list other;
+};
+
+void stop_one(struct ctx *c)
+{
+	
+#if RETROFI_LINUX_IS_GEQ(6,2,0)
+	timer_shutdown_sync(&c->timer);
+#else
+	del_timer_sync(&c->timer);
+#endif
+	
+	spin_lock_bh(&c->lock);
+}
+
+void stop_cond(struct ctx *c, bool both)
+{
+	if (both) {
+		
+#if RETROFI_LINUX_IS_GEQ(6,2,0)
+		timer_shutdown_sync(&c->other);
+#else
+		del_timer_sync(&c->other);
+#endif
+	}
+	
+#if RETROFI_LINUX_IS_GEQ(6,2,0)
+	timer_shutdown(&c->timer);
+#else
+	del_timer(&c->timer);
+#endif
+
+}
