@@ -622,7 +622,7 @@ def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
 
 def _apply_patch(rule, tree, report):
     """Apply a plain patch with patch(1) in tree; record if it fails."""
-    base = ["patch", "-p1", "--batch", "--forward", "--silent",
+    base = ["patch", "-p1", "--batch", "--forward", "--silent", "--fuzz=0",
             "--no-backup-if-mismatch", "-r", "-", "-d", tree, "-i", rule.path]
     p = subprocess.run(base + ["--dry-run"], capture_output=True, text=True)
     if p.returncode != 0:
