@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * retrofi compat.ko: the shims the backported stack links against. Loading
+ * it prints one line naming the project version and the source kernel;
+ * every backported module depends on it (see compat/Kbuild).
+ */
+#include <linux/init.h>
+#include <linux/module.h>
+#include <retrofi/backport.h>
+#include "retrofi-version.h"
+
+MODULE_AUTHOR("retrofi");
+MODULE_DESCRIPTION("retrofi compat layer for the backported wireless stack");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RETROFI_PROJECT_VERSION);
+
+/*
+ * The symbol every backported module references, so that modprobe and
+ * depmod load compat.ko first even when a module uses no other shim.
+ */
+void retrofi_compat_dependency(void)
+{
+}
+EXPORT_SYMBOL_GPL(retrofi_compat_dependency);
+
+static int __init retrofi_compat_init(void)
+{
+	pr_info("retrofi compat: version %s, wireless stack from %s, api level %u.%u.%u on %u.%u.%u\n",
+		RETROFI_PROJECT_VERSION, RETROFI_SOURCE_KERNEL,
+		(RETROFI_API_CODE >> 16) & 0xff, (RETROFI_API_CODE >> 8) & 0xff,
+		RETROFI_API_CODE & 0xff, (LINUX_VERSION_CODE >> 16) & 0xff,
+		(LINUX_VERSION_CODE >> 8) & 0xff, LINUX_VERSION_CODE & 0xff);
+	return 0;
+}
+
+static void __exit retrofi_compat_exit(void)
+{
+}
+
+module_init(retrofi_compat_init);
+module_exit(retrofi_compat_exit);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/list.h>
+ *
+ * Wraps the target's own header and adds the list helpers the wireless stack
+ * uses that older kernels lack.
+ */
+#ifndef _RETROFI_LINUX_LIST_H
+#define _RETROFI_LINUX_LIST_H
+
+#include_next <linux/list.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * list_is_singular(), list_splice_tail(), list_splice_tail_init(),
+ * list_cut_position() -- upstream in 2.6.27:
+ *   "list.h: Add list_splice_tail() and list_splice_tail_init()"
+ *   "list.h: add list_cut_position()"
+ * (Luis R. Rodriguez, July 2008; moved out of ath9k's core.h). Additive:
+ * honours API_LEVEL. The bodies are exactly the seed patches'.
+ */
+#if RETROFI_API_LESS(2, 6, 27)
+#define list_is_singular LINUX_BACKPORT(list_is_singular)
+/**
+ * list_is_singular - tests whether a list has just one entry.
+ * @head: the list to test.
+ */
+static inline int list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && (head->next == head->prev);
+}
+
+#define __list_cut_position LINUX_BACKPORT(__list_cut_position)
+static inline void __list_cut_position(struct list_head *list,
+		struct list_head *head, struct list_head *entry)
+{
+	struct list_head *new_first =
+		(entry->next != head) ? entry->next : head;
+	list->next = head->next;
+	list->next->prev = list;
+	list->prev = entry;
+	entry->next = list;
+	head->next = new_first;
+	new_first->prev = head;
+}
+
+#define list_cut_position LINUX_BACKPORT(list_cut_position)
+/**
+ * list_cut_position - cut a list into two
+ * @list: a new list to add all removed entries
+ * @head: a list with entries
+ * @entry: an entry within head, could be the head itself
+ *	and if so we won't cut the list
+ */
+static inline void list_cut_position(struct list_head *list,
+		struct list_head *head, struct list_head *entry)
+{
+	BUG_ON(list_empty(head));
+	if (list_is_singular(head))
+		BUG_ON(head->next != entry && head != entry);
+	if (entry == head)
+		INIT_LIST_HEAD(list);
+	else
+		__list_cut_position(list, head, entry);
+}
+
+#define __list_splice_tail LINUX_BACKPORT(__list_splice_tail)
+static inline void __list_splice_tail(const struct list_head *list,
+				      struct list_head *head)
+{
+	struct list_head *first = list->next;
+	struct list_head *last = list->prev;
+	struct list_head *current_tail = head->prev;
+
+	current_tail->next = first;
+	last->next = head;
+	head->prev = last;
+	first->prev = current_tail;
+}
+
+#define list_splice_tail LINUX_BACKPORT(list_splice_tail)
+/**
+ * list_splice_tail - join two lists, each list being a queue
+ * @list: the new list to add.
+ * @head: the place to add it in the first list.
+ */
+static inline void list_splice_tail(const struct list_head *list,
+				    struct list_head *head)
+{
+	if (!list_empty(list))
+		__list_splice_tail(list, head);
+}
+
+#define list_splice_tail_init LINUX_BACKPORT(list_splice_tail_init)
+/**
+ * list_splice_tail_init - join two lists, each list being a queue, and
+ *	reinitialise the emptied list.
+ * @list: the new list to add.
+ * @head: the place to add it in the first list.
+ *
+ * The list at @list is reinitialised
+ */
+static inline void list_splice_tail_init(struct list_head *list,
+					 struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice_tail(list, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+#endif /* < 2.6.27 */
+
+/*
+ * list_count_nodes() -- upstream in 6.3:
+ *   "list: introduce list_count_nodes()" (v6.3-rc1)
+ * Stable kernels carry it (Debian 6.1.192 does): probed.
+ */
+#if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_list_count_nodes)
+#define list_count_nodes LINUX_BACKPORT(list_count_nodes)
+/**
+ * list_count_nodes - count nodes in the list
+ * @head:	the head for your list.
+ */
+static inline size_t list_count_nodes(struct list_head *head)
+{
+	struct list_head *pos;
+	size_t count = 0;
+
+	list_for_each(pos, head)
+		count++;
+
+	return count;
+}
+#endif /* < 6.3 */
+
+#endif /* _RETROFI_LINUX_LIST_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi: the version tests every compat header uses.
+ *
+ * Three kinds of guard, and each shim says which it uses:
+ *
+ *  structural  RETROFI_LINUX_LESS(a, b, c)
+ *      The target's real version. For changed signatures and structures,
+ *      which only the real kernel can decide.
+ *
+ *  additive    RETROFI_API_LESS(a, b, c)
+ *      The API level: LINUX_VERSION_CODE unless the build sets a lower one
+ *      (make KLIB=... API_LEVEL=2.6.26 -> -DRETROFI_API_CODE=...). Below a
+ *      shim's version the shim is compiled in and the target's own
+ *      definition is redirected to it with LINUX_BACKPORT(), so the shim is
+ *      what the stack uses: this is how API-shape targets run old-kernel
+ *      code paths on a new base kernel.
+ *
+ *  probed      RETROFI_API_NEED(a, b, c, RETROFI_HAVE_sym)
+ *      For APIs that stable or distribution kernels may have backported
+ *      without changing their version (Debian's 6.1.192 has
+ *      list_count_nodes() from 6.3). RETROFI_HAVE_sym comes from
+ *      <retrofi/probes.h>, written once per KLIB by compat/probe.sh. The
+ *      shim is used when the API level is forced below its version, or
+ *      when the target's headers lack it.
+ */
+#ifndef _RETROFI_BACKPORT_H
+#define _RETROFI_BACKPORT_H
+
+#include <linux/version.h>
+
+#ifndef RETROFI_API_CODE
+#define RETROFI_API_CODE LINUX_VERSION_CODE
+#endif
+
+#if RETROFI_API_CODE > LINUX_VERSION_CODE
+#error "retrofi: API_LEVEL is newer than the target kernel; it can only be lowered"
+#endif
+
+#define RETROFI_LINUX_LESS(a, b, c) (LINUX_VERSION_CODE < KERNEL_VERSION(a, b, c))
+#define RETROFI_API_LESS(a, b, c) (RETROFI_API_CODE < KERNEL_VERSION(a, b, c))
+#define RETROFI_API_FORCED (RETROFI_API_CODE != LINUX_VERSION_CODE)
+#define RETROFI_API_NEED(a, b, c, have) \
+	(RETROFI_API_LESS(a, b, c) && (RETROFI_API_FORCED || !(have)))
+
+/*
+ * Every symbol the compat layer defines over one the target may have goes
+ * through this, so it never clashes with the target's own (backports'
+ * convention).
+ */
+#define LINUX_BACKPORT(sym) backport_ ## sym
+
+/* Exported by compat.ko; every backported module references it. */
+void retrofi_compat_dependency(void);
+
+#endif /* _RETROFI_BACKPORT_H */

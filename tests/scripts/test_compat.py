@@ -1,0 +1,156 @@
+"""The compat layer, built the way the output tree builds it (compat headers
+first on the include path, probes run once per KLIB) against the cached 6.12
+and 6.1 headers: no warnings, the right shims chosen by version, by probe and
+by the API-level override."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import retrofi_kernels
+import retrofi_matrix
+from conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    return retrofi_kernels.fetch(m, with_source=False).targets
+
+
+def api_code(level):
+    parts = [int(x) for x in level.split(".")] + [0]
+    return (parts[0] << 16) + (parts[1] << 8) + min(parts[2], 255)
+
+
+def build(tmp_path, klib, api_level=None, cc=""):
+    """Assemble compat + the selftest module in tmp_path and build them."""
+    tree = tmp_path / "tree"
+    shutil.copytree(os.path.join(REPO, "include"), tree / "include")
+    shutil.copytree(os.path.join(REPO, "compat"), tree / "compat")
+    shutil.copytree(os.path.join(REPO, "tests", "compat-selftest"), tree / "selftest")
+    (tree / "compat" / "retrofi-version.h").write_text(
+        '#define RETROFI_PROJECT_VERSION "test"\n#define RETROFI_SOURCE_KERNEL "test"\n')
+    (tree / "Kbuild").write_text("obj-m += compat/ selftest/\n")
+    probes = tree / "include" / "retrofi" / "probes.h"
+    p = subprocess.run(["sh", str(tree / "compat" / "probe.sh"), klib, str(tree / "compat" / "probes.list"),
+                        str(probes)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    flags = f"-I{tree}/include"
+    if api_level:
+        flags += f" -DRETROFI_API_CODE={api_code(api_level)}"
+    argv = ["make", "-C", klib, f"M={tree}", f"NOSTDINC_FLAGS={flags}", "modules"]
+    if cc:
+        argv.append(f"CC={cc}")
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout[-4000:]
+    assert "warning:" not in p.stdout, p.stdout[-4000:]
+    return tree, probes.read_text()
+
+
+def shims_used(tree):
+    """The names the selftest's calls resolved to, from its '# x: uses y' strings."""
+    data = (tree / "selftest" / "retrofi_selftest.ko").read_bytes()
+    undefined = subprocess.run(["nm", "-u", str(tree / "selftest" / "retrofi_selftest.ko")],
+                               stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+    return set(re.findall(rb"(?:backport_)?list_[a-z_]+|(?:backport_)?kmemdup_array", data)), undefined
+
+
+def probe_value(header, name):
+    return int(re.search(rf"#define RETROFI_HAVE_{name} (\d)", header).group(1))
+
+
+@pytest.mark.network
+def test_identity_target_uses_its_own_apis(kernels, tmp_path):
+    t = kernels["6.12"]
+    tree, probes = build(tmp_path, t.headers)
+    assert probe_value(probes, "kmemdup_array") == 1
+    names, undefined = shims_used(tree)
+    assert "kmemdup_array" in undefined and "backport_kmemdup_array" not in undefined
+    assert not any(n.startswith(b"backport_") for n in names)
+
+
+@pytest.mark.network
+def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array(kernels, tmp_path):
+    # Debian's 6.1.192 carries list_count_nodes() (6.3) from stable: a shim
+    # guarded by version alone would redefine it and break the build.
+    tree, probes = build(tmp_path, kernels["6.1"].headers)
+    assert probe_value(probes, "list_count_nodes") == 1
+    assert probe_value(probes, "kmemdup_array") == 0
+    names, undefined = shims_used(tree)
+    assert b"backport_list_count_nodes" not in names
+    assert "backport_kmemdup_array" in undefined
+    symvers = (tree / "Module.symvers").read_text()
+    assert re.search(r"\tbackport_kmemdup_array\t.*compat/compat\t", symvers)
+
+
+@pytest.mark.network
+def test_api_level_override_forces_the_seed_list_helpers(kernels, tmp_path):
+    tree, _ = build(tmp_path, kernels["6.1"].headers, api_level="2.6.26")
+    names, undefined = shims_used(tree)
+    for sym in (b"list_splice_tail", b"list_splice_tail_init", b"list_cut_position",
+                b"list_is_singular", b"list_count_nodes"):
+        assert b"backport_" + sym in names, sym
+    assert "backport_kmemdup_array" in undefined
+
+
+def copy_headers(kt, dst):
+    """A private copy of an unpacked target (headers + kbuild) to edit."""
+    root = kt.root
+    shutil.copytree(os.path.join(root, "usr", "src"), dst / "usr" / "src", symlinks=True)
+    shutil.copytree(os.path.join(root, "usr", "lib"), dst / "usr" / "lib", symlinks=True)
+    rel = os.path.relpath(kt.headers, root)
+    common = [d for d in os.listdir(dst / "usr" / "src") if d.endswith("-common")][0]
+    return str(dst / rel), dst / "usr" / "src" / common
+
+
+@pytest.mark.network
+def test_probe_sees_an_api_removed_from_the_headers(kernels, tmp_path):
+    klib, common = copy_headers(kernels["6.1"], tmp_path / "h")
+    list_h = common / "include" / "linux" / "list.h"
+    text = list_h.read_text()
+    start = text.index("static inline size_t list_count_nodes(")
+    end = text.index("\n}\n", start) + 3
+    list_h.write_text(text[:start] + text[end:])
+    tree, probes = build(tmp_path, klib)
+    assert probe_value(probes, "list_count_nodes") == 0
+    names, _ = shims_used(tree)
+    assert b"backport_list_count_nodes" in names
+
+
+@pytest.mark.network
+def test_probe_sees_an_api_added_to_the_headers(kernels, tmp_path):
+    klib, common = copy_headers(kernels["6.1"], tmp_path / "h")
+    string_h = common / "include" / "linux" / "string.h"
+    text = string_h.read_text()
+    # As a stable kernel might carry it: inline, after kmemdup's declaration.
+    decl = ("static inline void *kmemdup_array(const void *src, size_t count, size_t element_size,"
+            " gfp_t gfp) { return kmemdup(src, element_size * count, gfp); }\n")
+    anchor = re.search(r"extern void \*kmemdup\([^;]*;\n", text).group(0)
+    string_h.write_text(text.replace(anchor, anchor + decl, 1))
+    tree, probes = build(tmp_path, klib)
+    assert probe_value(probes, "kmemdup_array") == 1
+    names, undefined = shims_used(tree)
+    assert "backport_kmemdup_array" not in undefined and b"backport_kmemdup_array" not in names
+
+
+def test_every_compat_guard_is_closed_with_its_version():
+    """Kernel-style: each version block ends with `#endif /* < X.Y */`."""
+    bad = []
+    for d in ("include/linux", "include/net", "compat"):
+        for root, _, files in os.walk(os.path.join(REPO, d)):
+            for f in files:
+                if not f.endswith((".h", ".c")):
+                    continue
+                opens = closes = 0
+                for line in open(os.path.join(root, f)):
+                    if re.match(r"#if RETROFI_(API|LINUX)_(LESS|NEED)", line):
+                        opens += 1
+                    if re.match(r"#endif /\* < \d+\.\d+(\.\d+)? \*/", line):
+                        closes += 1
+                if opens != closes:
+                    bad.append(f"{f}: {opens} version guards, {closes} closed with '#endif /* < X.Y */'")
+    assert bad == []
