@@ -1,4 +1,4 @@
-// Test input for 0002-platform-remove-new, shaped like 6.12's
+// Test input for 0100-platform-remove-new, shaped like 6.12's
 // drivers/net/wireless/ath/ath9k/ahb.c.
 #include <linux/platform_device.h>
 #include <linux/module.h>
@@ -15,10 +15,23 @@ static void ath_ahb_remove(struct platform_device *pdev)
 	if (hw)
 		ieee80211_free_hw(hw);
 }
+#if RETROFI_LINUX_IS_LESS(6,3,0)
+static int retrofi_ath_ahb_remove(struct platform_device *pdev){
+	ath_ahb_remove(pdev);
+	return 0;
+}
+#endif
 
 static struct platform_driver ath_ahb_driver = {
 	.probe      = ath_ahb_probe,
+	
+#if RETROFI_LINUX_IS_GEQ(6,3,0)
 	.remove_new = ath_ahb_remove,
+#else
+	
+	.remove = retrofi_ath_ahb_remove,
+#endif
+	
 	.driver		= {
 		.name	= "ath9k",
 	},

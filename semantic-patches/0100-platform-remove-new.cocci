@@ -1,4 +1,4 @@
-// retrofi rule 0002-platform-remove-new
+// retrofi rule 0100-platform-remove-new
 // must-match: yes
 // upstream: "platform: Provide a remove callback that returns no value"
 //   (v6.3-rc1) added struct platform_driver::remove_new; ath9k and ath5k
