@@ -22,6 +22,9 @@ help:
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
 	@echo "make kernels-verify  re-check every cached package against the lock's sha256"
 	@echo "make list            the selected targets as JSON"
+	@echo "make generate        write the output tree under out/"
+	@echo "make release         generate and pack out/retrofi-<version>.tar.xz (+ .sha256)"
+	@echo "make refresh SOURCE=linux-source-X   which rules no longer apply to another source"
 
 bootstrap:
 	@sh scripts/bootstrap
@@ -41,9 +44,30 @@ matrix: bootstrap
 list:
 	@$(RETROFI) list
 
+# The kernels come first, so that the tests that need the real source tree
+# (RETROFI_TEST_SOURCE) run instead of skipping.
 check: bootstrap
-	$(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
+	@src=$$($(RETROFI) kernels --source-path) && \
+	RETROFI_TEST_SOURCE="$$src" $(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
 
 # Only the tests that need neither network nor kernel packages.
 check-fast: bootstrap
 	$(PYTHON) -m pytest -ra -m "not network" tests/scripts $(PYTEST_ARGS)
+
+# ---- generation (issue 4)
+.PHONY: generate release refresh
+SOURCE ?=
+SOURCE_SUITES ?= sid
+export SOURCE SOURCE_SUITES
+
+generate: bootstrap
+	$(RETROFI) generate
+
+release: bootstrap
+	$(RETROFI) release
+
+# make refresh SOURCE=linux-source-7.2: which rules and patches no longer apply.
+refresh: bootstrap
+	@test -n "$(SOURCE)" || { echo "retrofi: error: make refresh needs SOURCE=<linux-source-X>"; \
+	  echo "  fix: e.g. make refresh SOURCE=linux-source-7.2"; exit 2; }
+	$(RETROFI) refresh --source "$(SOURCE)" --suites "$(SOURCE_SUITES)"

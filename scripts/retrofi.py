@@ -11,8 +11,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import retrofi_generate  # noqa: E402
 import retrofi_kernels  # noqa: E402
 import retrofi_matrix  # noqa: E402
+import retrofi_release  # noqa: E402
 from retrofi_errors import RetrofiError  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +39,12 @@ def cmd_kernels(args):
             print(f"retrofi: {b}")
         print("all cached packages verified" if not bad else f"{len(bad)} problem(s)")
         return 1 if bad else 0
+    if args.source_path:
+        import contextlib
+        with contextlib.redirect_stdout(sys.stderr):
+            k = retrofi_kernels.fetch(matrix, names or None)
+        print(k.source.path)
+        return 0
     k = retrofi_kernels.fetch(matrix, names or None)
     if k.source:
         print(f"source  {k.source.package} {k.source.version}: {k.source.path}")
@@ -45,14 +53,62 @@ def cmd_kernels(args):
     return 0
 
 
+def _source(matrix, package=None, suites=None):
+    """The source tree record for the generator, fetched if needed.
+
+    With another package (refresh), it is pinned in a lock file in the cache,
+    never in the committed kernel-matrix.lock.
+    """
+    path = matrix.path
+    src = matrix.source
+    if package and package != src.package:
+        src = retrofi_matrix.Source(package=package, suites=tuple(suites or ("sid",)))
+        path = os.path.join(retrofi_kernels.cache_dir(), "refresh", "kernel-matrix.yaml")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    only_source = retrofi_matrix.Matrix(path=path, source=src, targets=())
+    s = retrofi_kernels.fetch(only_source).source
+    return retrofi_generate.SourceTree(s.package, s.version, s.path, s.mtime)
+
+
+def cmd_generate(args):
+    matrix = retrofi_matrix.load(args.matrix)
+    source = _source(matrix)
+    result = retrofi_generate.generate(source, args.out, jobs=args.jobs, timeout=args.timeout)
+    print(result.summary())
+    return 0
+
+
+def cmd_release(args):
+    matrix = retrofi_matrix.load(args.matrix)
+    source = _source(matrix)
+    result = retrofi_generate.generate(source, args.out, jobs=args.jobs, timeout=args.timeout)
+    print(result.summary())
+    rel = retrofi_release.release(result.out_path, args.out, source.mtime)
+    print(f"release {rel.tarball}\nsha256  {rel.sha256}")
+    return 0
+
+
+def cmd_refresh(args):
+    matrix = retrofi_matrix.load(args.matrix)
+    source = _source(matrix, args.source, _targets(args.suites))
+    result = retrofi_generate.refresh(source, jobs=args.jobs, timeout=args.timeout)
+    print(result.summary())
+    return 0 if result.ok else 1
+
+
 def cmd_matrix(args):
     matrix = retrofi_matrix.load(args.matrix)
     names = _targets(args.targets)
     selected = matrix.select(names or None)
     print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}")
-    retrofi_kernels.fetch(matrix, names or None)
-    print("retrofi matrix: kernels ready. Not built yet in this version: generate, build, "
-          "initramfs, boot and report (issues #4, #5, #6).")
+    k = retrofi_kernels.fetch(matrix, names or None)
+    s = k.source
+    result = retrofi_generate.generate(
+        retrofi_generate.SourceTree(s.package, s.version, s.path, s.mtime),
+        os.path.join(REPO, "out"))
+    print(result.summary())
+    print("retrofi matrix: kernels fetched and output tree generated. Not built yet in this "
+          "version: build, initramfs, boot and report (issues #5, #6); no target was tested.")
     return 0
 
 
@@ -78,7 +134,36 @@ def main(argv=None):
                    help="re-resolve the pins in the lock file to the newest packages (no download)")
     g.add_argument("--verify", action="store_true",
                    help="re-check every cached package against the lock file's sha256")
+    g.add_argument("--source-path", action="store_true",
+                   help="fetch, then print only the source tree's path (for scripts)")
     p.set_defaults(func=cmd_kernels)
+
+    def gen_args(p):
+        p.add_argument("--out", default=os.path.join(REPO, "out"),
+                       help="where the output tree (and tarball) go (default: out/)")
+        p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
+                       help="parallel spatch runs (default: the core count)")
+        p.add_argument("--timeout", type=int,
+                       default=int(os.environ.get("RETROFI_SPATCH_TIMEOUT", "120")),
+                       help="seconds one rule may take on one file (default 120, "
+                            "or RETROFI_SPATCH_TIMEOUT)")
+
+    p = sub.add_parser("generate", help="write the output tree out/<name>-<source version>/")
+    gen_args(p)
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("release", help="generate, then pack the output tree as a reproducible tar.xz")
+    gen_args(p)
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("refresh", help="dry-run the rules and patches against another source "
+                                       "package; exit 1 if any no longer applies")
+    p.add_argument("--source", default=os.environ.get("SOURCE", ""),
+                   help="Debian source package, e.g. linux-source-7.2")
+    p.add_argument("--suites", default=os.environ.get("SOURCE_SUITES", "sid"),
+                   help="apt suites to find it in (default: sid)")
+    gen_args(p)
+    p.set_defaults(func=cmd_refresh)
 
     p = sub.add_parser("matrix", help="the main job: kernels, generate, build, boot, report")
     p.add_argument("--targets", default=os.environ.get("TARGETS", ""))

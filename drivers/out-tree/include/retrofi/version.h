@@ -8,10 +8,21 @@
 #ifndef _RETROFI_VERSION_H
 #define _RETROFI_VERSION_H
 #include <linux/version.h>
+#include <retrofi/backport.h>
 
 #define RETROFI_LINUX_IS_LESS(a, b, c) \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(a, b, c))
 #define RETROFI_LINUX_IS_GEQ(a, b, c) \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c))
+
+/*
+ * Every object of the output tree references compat.ko's marker symbol, so
+ * modpost records the dependency and depmod/modprobe load compat.ko first,
+ * whether or not a module uses another shim.
+ */
+#if defined(MODULE) && !defined(__ASSEMBLY__)
+static void (* const __retrofi_compat_dep)(void) __attribute__((__used__)) =
+	retrofi_compat_dependency;
+#endif
 
 #endif /* _RETROFI_VERSION_H */
