@@ -66,8 +66,7 @@ def _source(matrix, package=None, suites=None):
         path = os.path.join(retrofi_kernels.cache_dir(), "refresh", "kernel-matrix.yaml")
         os.makedirs(os.path.dirname(path), exist_ok=True)
     only_source = retrofi_matrix.Matrix(path=path, source=src, targets=())
-    s = retrofi_kernels.fetch(only_source).source
-    return retrofi_generate.SourceTree(s.package, s.version, s.path, s.mtime)
+    return retrofi_kernels.fetch(only_source).source
 
 
 def cmd_generate(args):
@@ -102,10 +101,7 @@ def cmd_matrix(args):
     selected = matrix.select(names or None)
     print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}")
     k = retrofi_kernels.fetch(matrix, names or None)
-    s = k.source
-    result = retrofi_generate.generate(
-        retrofi_generate.SourceTree(s.package, s.version, s.path, s.mtime),
-        os.path.join(REPO, "out"))
+    result = retrofi_generate.generate(k.source, os.path.join(REPO, "out"))
     print(result.summary())
     print("retrofi matrix: kernels fetched and output tree generated. Not built yet in this "
           "version: build, initramfs, boot and report (issues #5, #6); no target was tested.")

@@ -56,13 +56,9 @@ CACHE_FORMAT = "1"
 # ---------------------------------------------------------------- records
 
 
-@dataclass(frozen=True)
-class SourceTree:
-    """An extracted Debian linux-source tree (made by the kernel stage)."""
-    package: str   # "linux-source-6.12"
-    version: str   # "6.12.118-1~deb12u1"
-    path: str      # the tree root (has Makefile, net/, drivers/)
-    mtime: int     # fixed timestamp from the source package
+# The input record is the kernel stage's: an extracted Debian linux-source
+# tree (package, version, path of the tree root, fixed mtime from the package).
+from retrofi_kernels import SourceTree  # noqa: E402,F401
 
 
 @dataclass(frozen=True)

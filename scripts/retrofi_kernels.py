@@ -28,8 +28,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import tarfile
 import threading
 import time
 

@@ -29,8 +29,7 @@ def fetched():
 def tree(fetched, tmp_path_factory):
     s = fetched.source
     out = tmp_path_factory.mktemp("out")
-    r = retrofi_generate.generate(retrofi_generate.SourceTree(s.package, s.version, s.path, s.mtime),
-                                  str(out))
+    r = retrofi_generate.generate(s, str(out))
     return r.out_path
 
 
