@@ -1,0 +1,557 @@
+"""The initramfs stage: one bootable guest userland per target and output tree.
+
+In:  a KernelTree (the target: its modules and headers), a built output
+     tree (`make KLIB=<target headers>` done), the guest /init script.
+Out: an Initramfs record: <cache>/initramfs/<hash>.cpio.gz, a gzip'd newc
+     cpio archive whose name is the sha256 of its content, so it is rebuilt
+     only when an input changes.
+
+What goes in:
+  - a Debian userland (bookworm): busybox-static, kmod, hostapd,
+    wpasupplicant, iw, iproute2, wireless-regdb.  The packages are resolved
+    with a private apt configuration (retrofi_apt), downloaded into the
+    cache and unpacked with dpkg-deb -x: nothing is installed on this
+    machine.  Their shared libraries come from the same packages, found by
+    reading each binary's DT_NEEDED (objdump -p) recursively, with the
+    dynamic loader.  The resolution is done once and kept in
+    <cache>/initramfs/userland/<digest>/ (stamp.json lists the versions).
+  - the target's modules: the output tree installed by its real
+    `make install INSTALL_MOD_PATH=...` into lib/modules/<kver>/updates/,
+    plus only the in-tree modules the guest needs (the dependencies of the
+    backport per modinfo, the AEAD/cipher modules mac80211 asks for, ...),
+    decompressed.  The target's own copies of the backported modules are
+    kept too (compressed, as shipped), so that the guest proves depmod
+    prefers updates/ over them.  depmod -b writes the module indexes.
+  - the compat selftest module (tests/compat-selftest), built against the
+    target with the output tree's compat headers and Module.symvers, in
+    lib/modules/<kver>/extra/.
+  - /init (tests/guest/init by default) and /dev/console.
+
+The archive is written by this module (no cpio binary needed): sorted
+entries, uid/gid 0, mtime 0, so equal inputs give byte-identical archives.
+"""
+
+import dataclasses
+import gzip
+import hashlib
+import io
+import json
+import lzma
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+from typing import Optional, Tuple
+
+import retrofi_apt
+import retrofi_debversion
+import retrofi_kernels
+from retrofi_errors import RetrofiError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GUEST_INIT = os.path.join(REPO, "tests", "guest", "init")
+SELFTEST_SRC = os.path.join(REPO, "tests", "compat-selftest")
+
+USERLAND_SUITES = ("bookworm",)
+USERLAND_PACKAGES = ("busybox-static", "kmod", "hostapd", "wpasupplicant", "iw",
+                     "iproute2", "wireless-regdb")
+# Dependencies followed when resolving the userland: shared libraries only
+# (maintainer-script helpers such as debconf or adduser are not needed).
+LIBRARY_PACKAGE = re.compile(r"^(lib|zlib1g$)")
+# The programs the guest runs, by name; found in the unpacked packages.
+PROGRAMS = ("busybox", "kmod", "hostapd", "hostapd_cli", "wpa_supplicant", "wpa_cli",
+            "iw", "ip")
+KMOD_LINKS = ("modprobe", "insmod", "rmmod", "lsmod", "modinfo", "depmod")
+REGDB_FILES = ("lib/firmware/regulatory.db", "lib/firmware/regulatory.db.p7s")
+LIB_DIRS = ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64", "lib", "usr/lib")
+
+# In-tree modules the guest loads besides the backport's own dependencies:
+# the ciphers and AEAD templates mac80211 requests (CCMP: ccm(aes); GCMP,
+# GMAC: gcm(aes); BIP: cmac(aes)), which the kernel may have built in.
+GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", "ghash_generic", "aes_generic",
+                       "libarc4", "rfkill", "seqiv", "aead", "gf128mul")
+# The backported stack: the guest loads these from updates/.
+STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k",
+                 "ath9k_hw", "ath9k_common", "ath5k")
+SELFTEST_MODULE = "retrofi_selftest"
+
+
+@dataclasses.dataclass(frozen=True)
+class Userland:
+    root: str                      # the unpacked packages
+    packages: Tuple[Tuple[str, str], ...]   # (name, version), sorted
+    digest: str
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestModules:
+    kernelrelease: str
+    updates: Tuple[str, ...]       # module names installed from the output tree
+    in_tree: Tuple[str, ...]       # the target's modules copied (decompressed)
+    shadowed: Tuple[str, ...]      # the target's copies of backported modules (kept .xz)
+    builtin: Tuple[str, ...]       # requested modules the target has built in
+    selftest: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Initramfs:
+    path: str                      # <cache>/initramfs/<sha256>.cpio.gz
+    digest: str
+    size: int
+    target: str
+    kernelrelease: str
+    modules: GuestModules
+    userland: Userland
+    reused: bool                   # True: an identical archive was already cached
+
+
+def log(msg):
+    print(f"[initramfs] {msg}", flush=True)
+
+
+def _run(argv, what, cwd=None, env=None):
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, text=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+    except FileNotFoundError:
+        raise RetrofiError(f"{argv[0]} not found (needed for {what})",
+                           fix="run scripts/bootstrap (as root) to install the host tools")
+    if p.returncode != 0:
+        raise RetrofiError(f"{what} failed (exit {p.returncode}):\n{p.stdout[-3000:]}",
+                           where=cwd or argv[0])
+    return p.stdout
+
+
+# ---------------------------------------------------------------- userland
+
+def _resolve_userland(apt, packages):
+    """The packages and their shared-library dependency closure."""
+    apt.update()
+    chosen, todo = {}, list(packages)
+    while todo:
+        name = todo.pop()
+        if name in chosen:
+            continue
+        cands = apt.versions(name)
+        if not cands:
+            raise RetrofiError(f"package {name} not found in suites {', '.join(apt.suites)}",
+                               where="retrofi_initramfs.USERLAND_PACKAGES",
+                               fix="check the package name against the suite")
+        pkg = max(cands, key=lambda p: retrofi_debversion.sort_key(p.version))
+        chosen[name] = pkg
+        for alts in retrofi_apt.parse_depends(pkg.depends):
+            # The first alternative that is a library package.
+            for dep, _, _ in alts:
+                if LIBRARY_PACKAGE.match(dep):
+                    todo.append(dep)
+                    break
+    return [chosen[n] for n in sorted(chosen)]
+
+
+def userland(cache=None, packages=USERLAND_PACKAGES, suites=USERLAND_SUITES):
+    """The unpacked guest userland, resolved and downloaded once per package list."""
+    cache = cache or retrofi_kernels.cache_dir()
+    key = hashlib.sha256(json.dumps([list(packages), list(suites)]).encode()).hexdigest()[:16]
+    parent = os.path.join(cache, "initramfs", "userland")
+    final = os.path.join(parent, key)
+    stamp = os.path.join(final, "stamp.json")
+    if os.path.exists(stamp):
+        data = json.load(open(stamp))
+        return Userland(os.path.join(final, "root"), tuple(map(tuple, data["packages"])), key)
+    os.makedirs(parent, exist_ok=True)
+    apt = retrofi_apt.PrivateApt(cache, list(suites))
+    log(f"resolving the guest userland in {', '.join(suites)}: {' '.join(packages)}")
+    pkgs = _resolve_userland(apt, packages)
+    debs = os.path.join(cache, "initramfs", "debs")
+    os.makedirs(debs, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=parent)
+    try:
+        for p in pkgs:
+            path = os.path.join(debs, p.deb_name)
+            if not (os.path.exists(path) and retrofi_apt.sha256_file(path) == p.sha256):
+                dl = tempfile.mkdtemp(prefix=".dl-", dir=debs)
+                try:
+                    got = apt.download(p.pin(), dl)
+                    if retrofi_apt.sha256_file(got) != p.sha256:
+                        raise RetrofiError(f"{p.deb_name}: sha256 differs from the archive's index",
+                                           where=got, fix="retry; the mirror may be syncing")
+                    os.replace(got, path)
+                finally:
+                    shutil.rmtree(dl, ignore_errors=True)
+            _run(["dpkg-deb", "-x", path, os.path.join(tmp, "root")], f"unpacking {p.deb_name}")
+        with open(os.path.join(tmp, "stamp.json"), "w") as f:
+            json.dump({"packages": [[p.name, p.version] for p in pkgs],
+                       "suites": list(suites)}, f, indent=2)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    log(f"userland: {len(pkgs)} packages unpacked into {final}")
+    return userland(cache, packages, suites)
+
+
+def _find_program(root, name):
+    for d in ("usr/sbin", "usr/bin", "sbin", "bin"):
+        p = os.path.join(root, d, name)
+        if os.path.lexists(p):
+            return os.path.join(d, name)
+    raise RetrofiError(f"program {name} is not in the guest userland packages", where=root,
+                       fix="add the package that ships it to USERLAND_PACKAGES")
+
+
+def _real(root, rel):
+    """rel (inside root) with symlinks resolved inside root."""
+    path = rel
+    for _ in range(40):
+        full = os.path.join(root, path)
+        if not os.path.islink(full):
+            return path
+        target = os.readlink(full)
+        if target.startswith("/"):
+            path = target.lstrip("/")
+        else:
+            path = os.path.normpath(os.path.join(os.path.dirname(path), target))
+    raise RetrofiError(f"symlink loop at {rel}", where=root)
+
+
+def _elf_interp(data):
+    """The PT_INTERP path of a 64-bit little-endian ELF image, or ""."""
+    if data[4] != 2 or data[5] != 1:
+        return ""
+    phoff = int.from_bytes(data[0x20:0x28], "little")
+    phentsize = int.from_bytes(data[0x36:0x38], "little")
+    phnum = int.from_bytes(data[0x38:0x3a], "little")
+    for i in range(phnum):
+        ph = data[phoff + i * phentsize:phoff + (i + 1) * phentsize]
+        if int.from_bytes(ph[0:4], "little") == 3:          # PT_INTERP
+            off = int.from_bytes(ph[8:16], "little")
+            size = int.from_bytes(ph[32:40], "little")
+            return data[off:off + size].rstrip(b"\0").decode()
+    return ""
+
+
+def _elf_needs(path):
+    """(interpreter, [DT_NEEDED]) of an ELF file: PT_INTERP and objdump -p."""
+    out = _run(["objdump", "-p", path], f"objdump -p {os.path.basename(path)}")
+    needed = re.findall(r"^\s*NEEDED\s+(\S+)", out, re.M)
+    with open(path, "rb") as f:
+        interp = _elf_interp(f.read())
+    return interp.lstrip("/"), needed
+
+
+def _library_closure(root, programs):
+    """Every file (relative to root) the programs need to run, symlinks included."""
+    files, todo, seen = set(), list(programs), set()
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        files.add(rel)
+        real = _real(root, rel)
+        files.add(real)
+        if not os.path.isfile(os.path.join(root, real)):
+            raise RetrofiError(f"{rel} is missing from the guest userland", where=root)
+        with open(os.path.join(root, real), "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                continue
+        interp, needed = _elf_needs(os.path.join(root, real))
+        if interp:
+            todo.append(interp)
+        for lib in needed:
+            for d in LIB_DIRS:
+                cand = os.path.join(d, lib)
+                if os.path.lexists(os.path.join(root, cand)):
+                    todo.append(cand)
+                    break
+            else:
+                raise RetrofiError(f"{real} needs {lib}, which no unpacked package provides",
+                                   where=root, fix="add its library package to USERLAND_PACKAGES")
+    return files
+
+
+# ---------------------------------------------------------------- modules
+
+def _modname(filename):
+    base = os.path.basename(filename)
+    for ext in (".ko.xz", ".ko.zst", ".ko.gz", ".ko"):
+        if base.endswith(ext):
+            return base[:-len(ext)].replace("-", "_")
+    return None
+
+
+def _module_map(directory):
+    """{module name: path} for every module file under directory."""
+    found = {}
+    for dirpath, _, files in os.walk(directory):
+        for f in files:
+            name = _modname(f)
+            if name:
+                found.setdefault(name, os.path.join(dirpath, f))
+    return found
+
+
+def _depends(path):
+    out = _run(["modinfo", "-F", "depends", path], f"modinfo {os.path.basename(path)}")
+    return [d.replace("-", "_") for d in out.strip().split(",") if d.strip()]
+
+
+def _builtin(modules_dir):
+    names = set()
+    p = os.path.join(modules_dir, "modules.builtin")
+    if os.path.exists(p):
+        for line in open(p):
+            n = _modname(line.strip())
+            if n:
+                names.add(n)
+    return names
+
+
+def install_backport(tree, target, dest):
+    """The output tree's own `make install` into dest (a scratch root)."""
+    env = dict(os.environ)
+    argv = ["make", "-C", tree, f"KLIB={target.headers}", f"INSTALL_MOD_PATH={dest}", "install"]
+    if target.cc:
+        argv.append(f"CC={target.cc}")
+    _run(argv, f"make install of {tree} for target {target.name}", env=env)
+    updates = os.path.join(dest, "lib", "modules", target.kernelrelease, "updates")
+    if not os.path.isdir(updates) or not _module_map(updates):
+        raise RetrofiError(f"make install put no modules into {updates}", where=tree,
+                           fix=f"build the tree first: make -C {tree} KLIB={target.headers}")
+    return updates
+
+
+def build_selftest(tree, target, workdir):
+    """tests/compat-selftest built against the target and the tree's compat.ko."""
+    src = os.path.join(workdir, "selftest")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(SELFTEST_SRC, src)
+    symvers = os.path.join(tree, "Module.symvers")
+    if not os.path.exists(symvers):
+        raise RetrofiError("the output tree is not built (no Module.symvers)", where=tree,
+                           fix=f"make -C {tree} KLIB={target.headers}")
+    flags = (f"-I{tree}/include -I{tree}/include/uapi "
+             f"-include {tree}/include/retrofi/version.h")
+    argv = ["make", "-C", target.headers, f"M={src}", f"NOSTDINC_FLAGS={flags}",
+            f"KBUILD_EXTRA_SYMBOLS={symvers}", "modules"]
+    if target.cc:
+        argv.append(f"CC={target.cc}")
+    out = _run(argv, f"building the compat selftest for target {target.name}")
+    if "warning:" in out:
+        raise RetrofiError(f"the compat selftest builds with warnings:\n{out[-2000:]}", where=src)
+    return os.path.join(src, f"{SELFTEST_MODULE}.ko")
+
+
+def stage_modules(target, tree, stage, workdir, selftest=True,
+                  extra=GUEST_EXTRA_MODULES):
+    """Put the guest's modules into stage/lib/modules/<kver>; returns GuestModules."""
+    krel = target.kernelrelease
+    scratch = os.path.join(workdir, "install")
+    updates_src = install_backport(tree, target, scratch)
+    backport = _module_map(updates_src)
+    in_tree = _module_map(os.path.join(target.modules, "kernel"))
+    builtin = _builtin(target.modules)
+    moddir = os.path.join(stage, "lib", "modules", krel)
+    os.makedirs(moddir, exist_ok=True)
+    shutil.copytree(updates_src, os.path.join(moddir, "updates"))
+    os.unlink(os.path.join(moddir, "updates", ".retrofi-manifest")) \
+        if os.path.exists(os.path.join(moddir, "updates", ".retrofi-manifest")) else None
+
+    wanted, todo, copied, skipped_builtin = set(), list(backport) + list(extra), [], []
+    if selftest:
+        st = build_selftest(tree, target, workdir)
+        os.makedirs(os.path.join(moddir, "extra"))
+        shutil.copy(st, os.path.join(moddir, "extra", os.path.basename(st)))
+        todo += _depends(st)
+    for name in backport:
+        todo += _depends(backport[name])
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        if name in backport:
+            continue
+        if name in builtin:
+            skipped_builtin.append(name)
+            continue
+        if name not in in_tree:
+            raise RetrofiError(f"module {name} is neither built in, in the target's modules "
+                               f"nor in the backport", where=target.modules,
+                               fix="check GUEST_EXTRA_MODULES against the target's configuration")
+        src = in_tree[name]
+        rel = os.path.relpath(src, target.modules)
+        dst = os.path.join(moddir, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if src.endswith(".xz"):
+            with lzma.open(src) as fi, open(dst[:-3], "wb") as fo:
+                shutil.copyfileobj(fi, fo)
+        else:
+            shutil.copy(src, dst)
+        copied.append(name)
+        todo += _depends(src)
+    # The target's own copies of the backported modules stay as shipped:
+    # never loaded if depmod prefers updates/, which the guest checks.
+    shadowed = []
+    for name in backport:
+        if name in in_tree:
+            src = in_tree[name]
+            dst = os.path.join(moddir, os.path.relpath(src, target.modules))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(src, dst)
+            shadowed.append(name)
+    for f in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
+        if os.path.exists(os.path.join(target.modules, f)):
+            shutil.copy(os.path.join(target.modules, f), os.path.join(moddir, f))
+    _run(["depmod", "-b", stage, krel], "depmod -b on the guest's module tree")
+    return GuestModules(krel, tuple(sorted(backport)), tuple(sorted(copied)),
+                        tuple(sorted(shadowed)), tuple(sorted(skipped_builtin)), selftest)
+
+
+# ---------------------------------------------------------------- the archive
+
+class CpioWriter:
+    """newc cpio, deterministic: call add_* in any order, then write()."""
+
+    def __init__(self):
+        self.entries = {}
+
+    def add_dir(self, path, mode=0o755):
+        path = path.strip("/")
+        parts = path.split("/")
+        for i in range(1, len(parts) + 1):
+            p = "/".join(parts[:i])
+            if p and p not in self.entries:
+                self.entries[p] = (stat.S_IFDIR | mode, b"", 0)
+
+    def add_file(self, path, data, mode=0o644):
+        path = path.strip("/")
+        self.add_dir(os.path.dirname(path))
+        self.entries[path] = (stat.S_IFREG | mode, data, 0)
+
+    def add_symlink(self, path, target):
+        path = path.strip("/")
+        self.add_dir(os.path.dirname(path))
+        self.entries[path] = (stat.S_IFLNK | 0o777, target.encode(), 0)
+
+    def add_chardev(self, path, major, minor, mode=0o600):
+        path = path.strip("/")
+        self.add_dir(os.path.dirname(path))
+        self.entries[path] = (stat.S_IFCHR | mode, b"", os.makedev(major, minor))
+
+    def write(self, fileobj):
+        ino = 1
+
+        def rec(name, mode, data, rdev):
+            nonlocal ino
+            nb = name.encode() + b"\0"
+            hdr = "070701" + "".join(f"{v:08x}" for v in (
+                ino, mode, 0, 0, 2 if stat.S_ISDIR(mode) else 1, 0, len(data), 0, 0,
+                os.major(rdev), os.minor(rdev), len(nb), 0))
+            ino += 1
+            fileobj.write(hdr.encode() + nb)
+            fileobj.write(b"\0" * ((4 - (110 + len(nb)) % 4) % 4))
+            fileobj.write(data)
+            fileobj.write(b"\0" * ((4 - len(data) % 4) % 4))
+
+        for name in sorted(self.entries):
+            rec(name, *self.entries[name])
+        rec("TRAILER!!!", 0, b"", 0)
+
+
+def _add_tree(cpio, root, rel_root="", dest=""):
+    """Add root/rel_root recursively at dest/rel_root (files, dirs, symlinks)."""
+    base = os.path.join(root, rel_root)
+    for dirpath, dirs, files in os.walk(base):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            full = os.path.join(dirpath, name)
+            rel = os.path.join(dest, os.path.relpath(full, root))
+            if os.path.islink(full):
+                cpio.add_symlink(rel, os.readlink(full))
+            elif os.path.isdir(full):
+                cpio.add_dir(rel)
+            else:
+                mode = 0o755 if os.stat(full).st_mode & 0o111 else 0o644
+                cpio.add_file(rel, open(full, "rb").read(), mode)
+
+
+def _add_userland(cpio, ul):
+    root = ul.root
+    progs = {name: _find_program(root, name) for name in PROGRAMS}
+    files = _library_closure(root, list(progs.values()))
+    for rel in sorted(files):
+        full = os.path.join(root, rel)
+        if os.path.islink(full):
+            cpio.add_symlink(rel, os.readlink(full))
+        else:
+            mode = 0o755 if os.stat(full).st_mode & 0o111 else 0o644
+            cpio.add_file(rel, open(full, "rb").read(), mode)
+    for rel in REGDB_FILES:
+        if not os.path.exists(os.path.join(root, rel)):
+            raise RetrofiError(f"wireless-regdb did not provide {rel}", where=root)
+        cpio.add_file(rel, open(os.path.join(root, _real(root, rel)), "rb").read())
+    # Every busybox applet the real tools do not provide, in /bin.
+    applets = _run([os.path.join(root, progs["busybox"]), "--list"], "busybox --list").split()
+    taken = {os.path.basename(p) for p in progs.values()} | set(KMOD_LINKS)
+    for a in applets:
+        if a not in taken and not os.path.lexists(os.path.join(root, "bin", a)):
+            cpio.add_symlink(f"bin/{a}", "/" + progs["busybox"])
+    for link in KMOD_LINKS:
+        cpio.add_symlink(f"sbin/{link}", "/" + progs["kmod"])
+    return progs
+
+
+def _content_digest(cpio):
+    h = hashlib.sha256()
+    for name in sorted(cpio.entries):
+        mode, data, rdev = cpio.entries[name]
+        h.update(f"{name}\0{mode:o}\0{rdev}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None):
+    """The initramfs for target with the built output tree installed.
+
+    init:   the guest's /init script (tests/guest/init; tests pass others).
+    config: extra files for the guest, {path: text} (e.g. etc/retrofi.conf).
+    """
+    cache = cache or retrofi_kernels.cache_dir()
+    if not os.path.isfile(init):
+        raise RetrofiError("the guest init script is missing", where=init)
+    ul = userland(cache)
+    outdir = os.path.join(cache, "initramfs")
+    os.makedirs(outdir, exist_ok=True)
+    cpio = CpioWriter()
+    with tempfile.TemporaryDirectory(prefix=".stage-", dir=outdir) as work:
+        stage = os.path.join(work, "root")
+        os.makedirs(stage)
+        mods = stage_modules(target, tree, stage, work, selftest=selftest)
+        _add_tree(cpio, stage)
+    _add_userland(cpio, ul)
+    for d in ("proc", "sys", "dev", "tmp", "run", "var/run", "etc", "root", "mnt"):
+        cpio.add_dir(d)
+    cpio.add_chardev("dev/console", 5, 1)
+    cpio.add_chardev("dev/null", 1, 3, 0o666)
+    cpio.add_file("init", open(init, "rb").read(), 0o755)
+    cpio.add_file("etc/retrofi-target", f"{target.name}\n{target.kernelrelease}\n".encode())
+    for path, text in (config or {}).items():
+        cpio.add_file(path, text.encode())
+    digest = _content_digest(cpio)
+    path = os.path.join(outdir, f"{digest[:32]}.cpio.gz")
+    reused = os.path.exists(path)
+    if not reused:
+        raw = io.BytesIO()
+        cpio.write(raw)
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0, filename="") as gz:
+                gz.write(raw.getvalue())
+        os.replace(tmp, path)
+    size = os.path.getsize(path)
+    log(f"{'reused' if reused else 'wrote'} {path} ({size >> 10} KiB; target {target.name}, "
+        f"{len(mods.updates)} backported + {len(mods.in_tree)} in-tree modules)")
+    return Initramfs(path, digest, size, target.name, target.kernelrelease, mods, ul, reused)
