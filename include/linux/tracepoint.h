@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/tracepoint.h>
+ *
+ * Like the kernel's own, this header is read again on every pass of
+ * <trace/define_trace.h> over a trace header (each trace header includes it
+ * inside its TRACE_HEADER_MULTI_READ section), so what follows the
+ * include_next has no include guard.
+ */
+#include_next <linux/tracepoint.h>
+#include <retrofi/backport.h>
+
+/*
+ * __assign_str(dst) -- "tracing: Remove second parameter to
+ * __assign_str()" (v6.10): the source string is now given once, to
+ * __string(item, src), and __assign_str() copies it. Before 6.10 the
+ * event callback's __assign_str(dst, src) names the source again.
+ *
+ * Structural (the tracing stages' macros), and no header can reach into a
+ * TRACE_EVENT() to pair each __assign_str(dst) with its __string(): so in
+ * the passes that fill in an event (the event callback of
+ * <trace/trace_events.h> and <trace/perf.h>, the only ones in which
+ * __assign_str is defined and TP_STRUCT__entry expands to code), __string()
+ * copies its source as soon as it has set the string's location, and
+ * __assign_str(dst) has nothing left to do. The source is the same
+ * expression the length was taken from in the get_offsets pass, as in 6.10.
+ * Like the kernel's own stage macros, __string() here is a list of
+ * statements that TP_STRUCT__entry pastes into the callback's body (which
+ * checkpatch flags), and strcpy() is safe for the same reason as upstream's:
+ * the room was sized with strlen() of the same source.
+ */
+#if RETROFI_LINUX_LESS(6, 10, 0)
+#if defined(TRACE_HEADER_MULTI_READ) && defined(__assign_str)
+#undef __string
+#define __string(item, src) __dynamic_array(char, item, -1)		\
+	strcpy(__get_str(item), (src) ? (const char *)(src) : "(null)");
+#undef __assign_str
+#define __assign_str(dst) do { } while (0)
+#endif
+#endif /* < 6.10 */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/units.h>
+ */
+#ifndef _RETROFI_LINUX_UNITS_H
+#define _RETROFI_LINUX_UNITS_H
+
+#include_next <linux/units.h>
+#include <retrofi/backport.h>
+
+/*
+ * KHZ_PER_GHZ -- "wireless: Add KHZ_PER_GHZ to units.h and reuse"
+ * (net-next, February 2024: v6.9 by our reading). Additive; a constant
+ * macro, so it is simply (re)defined with upstream's value: a stable
+ * kernel that carries it is not disturbed, and no probe is needed.
+ */
+#if RETROFI_API_LESS(6, 9, 0)
+#undef KHZ_PER_GHZ
+#define KHZ_PER_GHZ		1000000UL
+#endif /* < 6.9 */
+
+#endif /* _RETROFI_LINUX_UNITS_H */

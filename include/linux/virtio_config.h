@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/virtio_config.h>
+ */
+#ifndef _RETROFI_LINUX_VIRTIO_CONFIG_H
+#define _RETROFI_LINUX_VIRTIO_CONFIG_H
+
+#include_next <linux/virtio_config.h>
+#include <retrofi/backport.h>
+
+/*
+ * struct virtqueue_info, virtio_find_vqs(vdev, nvqs, vqs, vqs_info, desc)
+ * -- "virtio: introduce virtqueue_info struct and find_vqs_info() config
+ * op" and the conversions after it (v6.11 by our reading) replaced the
+ * parallel callbacks[], names[] and ctx[] arrays of virtio_find_vqs() with
+ * one array of struct virtqueue_info. Structural (a changed signature). The
+ * compat version (compat/backport-6.11.c) splits the array into the old
+ * ones and calls the transport's find_vqs() as virtio_find_vqs_ctx() does.
+ */
+#if RETROFI_LINUX_LESS(6, 11, 0)
+struct virtqueue_info {
+	const char *name;
+	vq_callback_t *callback;
+	bool ctx;
+};
+
+#define virtio_find_vqs LINUX_BACKPORT(virtio_find_vqs)
+int virtio_find_vqs(struct virtio_device *vdev, unsigned int nvqs,
+		    struct virtqueue *vqs[],
+		    struct virtqueue_info vqs_info[],
+		    struct irq_affinity *desc);
+#endif /* < 6.11 */
+
+#endif /* _RETROFI_LINUX_VIRTIO_CONFIG_H */

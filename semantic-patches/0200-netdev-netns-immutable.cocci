@@ -1,0 +1,42 @@
+// retrofi rule 0200-netdev-netns-immutable
+// must-match: yes
+// upstream: "net: convert NETIF_F_NETNS_LOCAL to dev->netns_local"
+//   (v6.12-rc1) turned the NETIF_F_NETNS_LOCAL feature bit into a bool
+//   member of struct net_device, which "net: rename netns_local to
+//   netns_immutable" (v6.15; carried by 6.12.y stable, whose source we
+//   take, by our reading) renamed.
+// targets: kernels older than 6.12 (real targets 6.1 and 5.10). A 6.12.y
+//   target older than the stable rename would need ->netns_local; none is
+//   in the matrix.
+// why: before 6.12 struct net_device has no such member: "this device may
+//   not change network namespace" is NETIF_F_NETNS_LOCAL in dev->features,
+//   which is what cfg80211 set before the conversion. A header cannot add
+//   a struct member, so each assignment is rewritten, keeping the upstream
+//   line for 6.12.
+// scoped_guard() is declared an iterator so that spatch parses the
+// functions that use it (cfg80211_netdev_notifier_call()); without that it
+// skips them and the assignment there is left unconverted.
+
+@@
+iterator name scoped_guard;
+expression D;
+symbol true;
+@@
+-D->netns_immutable = true;
++#if RETROFI_LINUX_IS_GEQ(6,12,0)
++D->netns_immutable = true;
++#else
++D->features |= NETIF_F_NETNS_LOCAL;
++#endif
+
+@@
+iterator name scoped_guard;
+expression D;
+symbol false;
+@@
+-D->netns_immutable = false;
++#if RETROFI_LINUX_IS_GEQ(6,12,0)
++D->netns_immutable = false;
++#else
++D->features &= ~NETIF_F_NETNS_LOCAL;
++#endif
