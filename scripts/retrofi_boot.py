@@ -6,9 +6,9 @@ In:  a KernelTree (its vmlinuz), an initramfs (retrofi_initramfs), where to
 Out: a BootResult: "pass", "fail" or "timeout", why, the parsed KTAP, the
      kernel splats, the console log path and the last console lines.
 
-QEMU runs with TCG (`-accel tcg -cpu max`); KVM is tried first only when
-/dev/kvm can be opened, with TCG as QEMU's own fallback, and never
-required (RETROFI_ACCEL=tcg forces TCG).  The guest has no network device
+QEMU runs with TCG (`-accel tcg -cpu max`); KVM is used only when a
+stopped KVM guest can be created here (see kvm_usable), never required
+(RETROFI_ACCEL=tcg forces TCG).  The guest has no network device
 and powers itself off when its tests are done; a guest that does not is
 killed at the timeout.  The verdict comes from the guest's KTAP and the
 splat scan of the whole log, never from QEMU's exit status.
@@ -67,19 +67,36 @@ class BootResult:
         return "\n".join(out)
 
 
-def kvm_usable():
+_KVM = {}
+
+
+def kvm_usable(qemu=QEMU):
+    """Whether QEMU can run a -cpu max guest with KVM here (checked once).
+
+    /dev/kvm opening is not enough: nested hypervisors may refuse the MSRs
+    of -cpu max, which QEMU only finds when it resets the vCPU.  So QEMU is
+    started stopped (-S) with KVM and asked to quit: exit 0 means usable.
+    """
+    if qemu in _KVM:
+        return _KVM[qemu]
+    ok = False
     try:
-        fd = os.open("/dev/kvm", os.O_RDWR)
-    except OSError:
-        return False
-    os.close(fd)
-    return True
+        os.close(os.open("/dev/kvm", os.O_RDWR))
+        p = subprocess.run([qemu, "-accel", "kvm", "-cpu", "max", "-m", "64", "-nodefaults",
+                            "-display", "none", "-S", "-monitor", "stdio"], input="quit\n",
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+                           timeout=30)
+        ok = p.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    _KVM[qemu] = ok
+    return ok
 
 
-def accel_args():
-    """(argv, description): KVM with TCG fallback when /dev/kvm opens, else TCG."""
-    if os.environ.get("RETROFI_ACCEL", "") != "tcg" and kvm_usable():
-        return ["-accel", "kvm", "-accel", "tcg"], "kvm (tcg fallback)"
+def accel_args(qemu=QEMU):
+    """(argv, name): KVM when it demonstrably works here, else TCG."""
+    if os.environ.get("RETROFI_ACCEL", "") != "tcg" and kvm_usable(qemu):
+        return ["-accel", "kvm"], "kvm"
     return ["-accel", "tcg"], "tcg"
 
 
@@ -139,7 +156,7 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
         raise RetrofiError("the initramfs is missing", where=initrd,
                            fix="build it with retrofi_initramfs.build()")
     allowed = [(a.match, a.reason) if hasattr(a, "match") else tuple(a) for a in allowed_splats]
-    accel, accel_name = accel_args()
+    accel, accel_name = accel_args(qemu)
     argv = qemu_argv(target.image, initrd, append, memory, qemu, accel)
     os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
     started = time.monotonic()

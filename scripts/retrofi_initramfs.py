@@ -64,7 +64,10 @@ LIBRARY_PACKAGE = re.compile(r"^(lib|zlib1g$)")
 PROGRAMS = ("busybox", "kmod", "hostapd", "hostapd_cli", "wpa_supplicant", "wpa_cli",
             "iw", "ip")
 KMOD_LINKS = ("modprobe", "insmod", "rmmod", "lsmod", "modinfo", "depmod")
-REGDB_FILES = ("lib/firmware/regulatory.db", "lib/firmware/regulatory.db.p7s")
+# Debian ships both signatures as alternatives; the upstream one is signed by
+# the key cfg80211 itself trusts (net/wireless/certs/sforshee.hex).
+REGDB_FILES = {"lib/firmware/regulatory.db": "lib/firmware/regulatory.db-upstream",
+               "lib/firmware/regulatory.db.p7s": "lib/firmware/regulatory.db.p7s-upstream"}
 LIB_DIRS = ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64", "lib", "usr/lib")
 
 # In-tree modules the guest loads besides the backport's own dependencies:
@@ -405,6 +408,12 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
     for f in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
         if os.path.exists(os.path.join(target.modules, f)):
             shutil.copy(os.path.join(target.modules, f), os.path.join(moddir, f))
+    # Debug information is most of a module's size: strip the guest's
+    # copies (what the kernel's INSTALL_MOD_STRIP=1 does).
+    for dirpath, _, files in os.walk(moddir):
+        for f in files:
+            if f.endswith(".ko"):
+                _run(["strip", "--strip-debug", os.path.join(dirpath, f)], f"strip {f}")
     _run(["depmod", "-b", stage, krel], "depmod -b on the guest's module tree")
     return GuestModules(krel, tuple(sorted(backport)), tuple(sorted(copied)),
                         tuple(sorted(shadowed)), tuple(sorted(skipped_builtin)), selftest)
@@ -489,10 +498,10 @@ def _add_userland(cpio, ul):
         else:
             mode = 0o755 if os.stat(full).st_mode & 0o111 else 0o644
             cpio.add_file(rel, open(full, "rb").read(), mode)
-    for rel in REGDB_FILES:
-        if not os.path.exists(os.path.join(root, rel)):
-            raise RetrofiError(f"wireless-regdb did not provide {rel}", where=root)
-        cpio.add_file(rel, open(os.path.join(root, _real(root, rel)), "rb").read())
+    for rel, src in REGDB_FILES.items():
+        if not os.path.exists(os.path.join(root, src)):
+            raise RetrofiError(f"wireless-regdb did not provide {src}", where=root)
+        cpio.add_file(rel, open(os.path.join(root, src), "rb").read())
     # Every busybox applet the real tools do not provide, in /bin.
     applets = _run([os.path.join(root, progs["busybox"]), "--list"], "busybox --list").split()
     taken = {os.path.basename(p) for p in progs.values()} | set(KMOD_LINKS)
@@ -516,6 +525,8 @@ def _content_digest(cpio):
 def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None):
     """The initramfs for target with the built output tree installed.
 
+    tree:   the built output tree, or None for a guest without modules.
+
     init:   the guest's /init script (tests/guest/init; tests pass others).
     config: extra files for the guest, {path: text} (e.g. etc/retrofi.conf).
     """
@@ -526,11 +537,15 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None)
     outdir = os.path.join(cache, "initramfs")
     os.makedirs(outdir, exist_ok=True)
     cpio = CpioWriter()
-    with tempfile.TemporaryDirectory(prefix=".stage-", dir=outdir) as work:
-        stage = os.path.join(work, "root")
-        os.makedirs(stage)
-        mods = stage_modules(target, tree, stage, work, selftest=selftest)
-        _add_tree(cpio, stage)
+    if tree is None:
+        # A userland-only guest (the boot stage's own tests).
+        mods = GuestModules(target.kernelrelease, (), (), (), (), False)
+    else:
+        with tempfile.TemporaryDirectory(prefix=".stage-", dir=outdir) as work:
+            stage = os.path.join(work, "root")
+            os.makedirs(stage)
+            mods = stage_modules(target, tree, stage, work, selftest=selftest)
+            _add_tree(cpio, stage)
     _add_userland(cpio, ul)
     for d in ("proc", "sys", "dev", "tmp", "run", "var/run", "etc", "root", "mnt"):
         cpio.add_dir(d)
