@@ -1,0 +1,204 @@
+"""The boot stages: the initramfs builder, the QEMU runner and the verdict.
+
+The network-marked tests use the cached 6.12 target: one real boot runs
+every guest test (tests/guest/init) with the backport installed, and a few
+short boots of small /init scripts prove that a hang, a `not ok` and a guest
+that dies before its plan are each reported as what they are.
+"""
+
+import dataclasses
+import gzip
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+import retrofi_boot
+import retrofi_generate
+import retrofi_initramfs
+import retrofi_kernels
+import retrofi_matrix
+from conftest import REPO
+from retrofi_errors import RetrofiError
+
+FIXTURES = os.path.join(REPO, "tests", "guest", "fixtures")
+
+
+# ---------------------------------------------------------------- no network
+
+def test_cpio_is_deterministic_newc():
+    def make():
+        c = retrofi_initramfs.CpioWriter()
+        c.add_file("usr/bin/x", b"hello", 0o755)
+        c.add_symlink("bin/y", "/usr/bin/x")
+        c.add_chardev("dev/console", 5, 1)
+        c.add_dir("tmp")
+        out = __import__("io").BytesIO()
+        c.write(out)
+        return out.getvalue()
+    a, b = make(), make()
+    assert a == b
+    assert a.startswith(b"070701") and b"TRAILER!!!" in a
+    # Parents come before children; every header is 4-byte aligned.
+    names, off = [], 0
+    while True:
+        hdr = a[off:off + 110]
+        namesize = int(hdr[94:102], 16)
+        filesize = int(hdr[54:62], 16)
+        name = a[off + 110:off + 110 + namesize - 1].decode()
+        names.append(name)
+        off += 110 + namesize
+        off += (4 - off % 4) % 4
+        off += filesize + (4 - filesize % 4) % 4
+        if name == "TRAILER!!!":
+            break
+    assert names == ["bin", "bin/y", "dev", "dev/console", "tmp", "usr", "usr/bin", "usr/bin/x",
+                     "TRAILER!!!"]
+    assert off == len(a)
+
+
+def _fake_target(tmp_path, image):
+    return retrofi_kernels.KernelTree(name="fake", abi="0", version="0", root=str(tmp_path),
+                                      headers=str(tmp_path), kernelrelease="0.0.0", image=image,
+                                      modules=str(tmp_path), cc="")
+
+
+def test_target_without_a_kernel_is_an_error(tmp_path):
+    initrd = tmp_path / "i.cpio.gz"
+    initrd.write_bytes(b"")
+    with pytest.raises(RetrofiError) as e:
+        retrofi_boot.boot(_fake_target(tmp_path, str(tmp_path / "vmlinuz-missing")), str(initrd),
+                          str(tmp_path / "log"))
+    assert "no kernel image" in e.value.what
+
+
+def test_missing_qemu_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(RetrofiError) as e:
+        retrofi_boot.boot(_fake_target(tmp_path, "/nonexistent"), "/nonexistent", str(tmp_path / "l"))
+    assert "qemu-system-x86_64 not found" in e.value.what and "qemu-system-x86" in e.value.fix
+
+
+def test_tcg_is_used_when_kvm_is_not_usable(monkeypatch):
+    monkeypatch.setenv("RETROFI_ACCEL", "tcg")
+    argv = retrofi_boot.qemu_argv("k", "i")
+    assert argv[1:3] == ["-accel", "tcg"] and "kvm" not in argv
+    for opt in ("-nographic", "-no-reboot", "-cpu", "max", "-nic", "none"):
+        assert opt in argv
+    assert "panic=-1" in argv[argv.index("-append") + 1]
+
+
+# ---------------------------------------------------------------- real boots
+
+@pytest.fixture(scope="module")
+def kernels():
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    return retrofi_kernels.fetch(m, ["6.12"])
+
+
+def _tree_digest(tree):
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(tree):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            h.update(os.path.relpath(p, tree).encode() + b"\0")
+            h.update(open(p, "rb").read())
+    return h.hexdigest()[:16]
+
+
+def built_tree(source, target, defconfig="wifi"):
+    """The output tree generated from this checkout and built for target,
+    cached by the generated tree's content: <cache>/boot-build/<digest>/."""
+    cache = retrofi_kernels.cache_dir()
+    parent = os.path.join(cache, "boot-build")
+    os.makedirs(parent, exist_ok=True)
+    gen = os.path.join(parent, f".gen-{os.getpid()}")
+    shutil.rmtree(gen, ignore_errors=True)
+    result = retrofi_generate.generate(source, gen)
+    digest = f"{_tree_digest(result.out_path)}-{target.name}-{defconfig}"
+    final = os.path.join(parent, digest)
+    if os.path.exists(os.path.join(final, ".retrofi-built")):
+        shutil.rmtree(gen, ignore_errors=True)
+        return final
+    shutil.rmtree(final, ignore_errors=True)
+    os.rename(result.out_path, final)
+    shutil.rmtree(gen, ignore_errors=True)
+    make = ["make", "-C", final, f"KLIB={target.headers}"] + ([f"CC={target.cc}"] if target.cc else [])
+    subprocess.run(["make", "-C", final, f"defconfig-{defconfig}"], check=True,
+                   stdout=subprocess.DEVNULL)
+    p = subprocess.run(make + [f"-j{os.cpu_count() or 2}"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout[-4000:]
+    open(os.path.join(final, ".retrofi-built"), "w").close()
+    return final
+
+
+@pytest.mark.network
+def test_backported_stack_passes_the_guest_tests_on_6_12(kernels, tmp_path):
+    """The one full boot: every guest test, with the backport in updates/."""
+    target = kernels.targets["6.12"]
+    tree = built_tree(kernels.source, target)
+    initrd = retrofi_initramfs.build(target, tree)
+    assert initrd.size < 24 << 20, f"initramfs is {initrd.size >> 20} MiB"
+    assert {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath9k", "ath5k"} <= \
+        set(initrd.modules.updates)
+    log = os.path.join(tmp_path, "console-6.12.log")
+    result = retrofi_boot.boot(target, initrd, log, timeout=240)
+    print(result.report())
+    assert result.status == "pass", result.report()
+    assert result.ktap.plan == len(result.ktap.tests) >= 10
+    names = [t.name for t in result.ktap.tests]
+    for want in ("backport_modules_are_loaded_from_updates", "compat_selftest",
+                 "wpa2_psk_association_passes_traffic", "open_association_passes_traffic",
+                 "ar5416_and_ar5418_resolve_to_ath9k_not_ath5k"):
+        assert want in names
+    assert all(t.status == "ok" for t in result.ktap.tests), "no guest test may be skipped"
+    selftest = result.ktap.tests[names.index("compat_selftest")].subtests
+    assert selftest is not None and selftest.passed and selftest.plan >= 9
+    # A second build of unchanged inputs is the same archive.
+    again = retrofi_initramfs.build(target, tree)
+    assert again.reused and again.path == initrd.path
+
+
+def _fixture_boot(kernels, tmp_path, name, timeout=60):
+    target = kernels.targets["6.12"]
+    initrd = retrofi_initramfs.build(target, None, init=os.path.join(FIXTURES, name))
+    started = time.monotonic()
+    result = retrofi_boot.boot(target, initrd, str(tmp_path / f"{name}.log"), timeout=timeout)
+    print(result.report())
+    return result, time.monotonic() - started
+
+
+@pytest.mark.network
+def test_a_guest_that_hangs_ends_as_timeout(kernels, tmp_path):
+    result, took = _fixture_boot(kernels, tmp_path, "hangs", timeout=20)
+    assert result.status == "timeout" and result.exit_code is None
+    assert took < 40
+    assert any("hanging on purpose" in l for l in result.tail)
+
+
+@pytest.mark.network
+def test_a_guest_test_printing_not_ok_fails_the_target(kernels, tmp_path):
+    result, _ = _fixture_boot(kernels, tmp_path, "fails")
+    assert result.status == "fail" and result.exit_code == 0
+    assert "2 this_test_fails_on_purpose" in result.reason
+    assert [t.number for t in result.ktap.failures] == [2]
+
+
+@pytest.mark.network
+def test_a_guest_that_dies_before_its_plan_fails(kernels, tmp_path):
+    result, _ = _fixture_boot(kernels, tmp_path, "dies_early")
+    assert result.status == "fail"
+    assert "died early" in result.reason
+    assert any(s.kind == "panic" for s in result.splats)
+
+
+@pytest.mark.network
+def test_a_kernel_backtrace_fails_an_otherwise_passing_guest(kernels, tmp_path):
+    result, _ = _fixture_boot(kernels, tmp_path, "splats")
+    assert result.ktap.passed
+    assert result.status == "fail" and "kernel splat" in result.reason
