@@ -6,9 +6,12 @@
  * not the target's own definitions, are what runs.
  */
 #include <crypto/utils.h>
+#include <keys/asymmetric-type.h>
 #include <linux/bitfield.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/init.h>
+#include <linux/key.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
@@ -370,6 +373,32 @@ static const char *test_virtio_find_vqs_passes_each_queue(void)
 	return !seen_vqs.ctx[0] && seen_vqs.ctx[1] ? NULL : "ctx flags not passed";
 }
 
+static const char *test_x509_load_certificate_list_refuses_garbage(void)
+{
+#ifdef CONFIG_KEYS
+	/* An ASN.1 SEQUENCE claiming 32 KiB, cut short after 5 bytes. */
+	static const u8 garbage[] = { 0x30, 0x82, 0x7f, 0xfc, 0x00 };
+	struct key *keyring;
+	unsigned long keys;
+	int ret;
+
+	keyring = keyring_alloc("retrofi_selftest", GLOBAL_ROOT_UID,
+				GLOBAL_ROOT_GID, current_cred(),
+				KEY_POS_ALL | KEY_USR_VIEW | KEY_USR_READ,
+				KEY_ALLOC_NOT_IN_QUOTA, NULL, NULL);
+	if (IS_ERR(keyring))
+		return "keyring_alloc failed";
+	ret = x509_load_certificate_list(garbage, sizeof(garbage), keyring);
+	keys = keyring->keys.nr_leaves_on_tree;
+	key_put(keyring);
+	if (ret)
+		return "a malformed list is not an error upstream";
+	return keys ? "a malformed list loaded a key" : NULL;
+#else
+	return NULL;
+#endif
+}
+
 static const char *test_trace_event_with_one_argument_assign_str(void)
 {
 	/* Builds only if __assign_str(dst) works; fires if the event is on. */
@@ -401,6 +430,7 @@ static const struct selftest tests[] = {
 	T(const_full_range_policy_validates, nla_validate),
 	T(kfree_skb_reason_consumed_and_subsystem, kfree_skb_reason),
 	T(virtio_find_vqs_passes_each_queue, virtio_find_vqs),
+	T(x509_load_certificate_list_refuses_garbage, x509_load_certificate_list),
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
 };
 

@@ -88,12 +88,14 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
         assert probe_value(probes, api) == 0, api
     names, undefined = shims_used(tree)
     assert b"backport_list_count_nodes" not in names
-    # 6.11's virtio_find_vqs() is exported by compat.ko; the rest are inline.
-    for sym in ("backport_kmemdup_array", "backport_virtio_find_vqs"):
+    # Exported by compat.ko (6.3's export, 6.9, 6.11); the rest are inline.
+    exported = ("backport_x509_load_certificate_list", "backport_kmemdup_array",
+                "backport_virtio_find_vqs")
+    for sym in exported:
         assert sym in undefined, sym
     assert b"backport_kfree_skb_reason" in names
     symvers = (tree / "Module.symvers").read_text()
-    for sym in ("backport_kmemdup_array", "backport_virtio_find_vqs"):
+    for sym in exported:
         assert re.search(rf"\t{sym}\t.*compat/compat\t", symvers), sym
 
 
