@@ -4,10 +4,35 @@
  * it prints one line naming the project version and the source kernel;
  * every backported module depends on it (see compat/Kbuild).
  */
+#include <linux/build_bug.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/stddef.h>
+#include <net/cfg80211.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 #include "retrofi-version.h"
+
+/*
+ * Layout checks (compat/layout.list): members that code built into the
+ * target reads from objects the backported stack allocates must sit where
+ * the target's own headers put them. compat/probe.sh measured the target's
+ * offsets; a mismatch stops the build here instead of crashing at run time.
+ */
+#define RETROFI_CHECK_LAYOUT(st, member, target_offset)			\
+	static_assert(offsetof(struct st, member) == (target_offset),	\
+		      "retrofi: struct " #st "." #member " is not where the "	\
+		      "built-in code of the target reads it; see compat/layout.list")
+
+#ifdef RETROFI_TARGET_OFFSETOF_wireless_dev_wiphy
+RETROFI_CHECK_LAYOUT(wireless_dev, wiphy, RETROFI_TARGET_OFFSETOF_wireless_dev_wiphy);
+#endif
+#ifdef RETROFI_TARGET_OFFSETOF_wiphy_flags
+RETROFI_CHECK_LAYOUT(wiphy, flags, RETROFI_TARGET_OFFSETOF_wiphy_flags);
+#endif
+#ifdef RETROFI_TARGET_OFFSETOF_wiphy_wext
+RETROFI_CHECK_LAYOUT(wiphy, wext, RETROFI_TARGET_OFFSETOF_wiphy_wext);
+#endif
 
 MODULE_AUTHOR("retrofi");
 MODULE_DESCRIPTION("retrofi compat layer for the backported wireless stack");

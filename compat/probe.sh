@@ -6,8 +6,10 @@
 #
 # Compiles one object per probe with the target's Kbuild (one make run,
 # -k, in a temporary directory) and writes the header atomically. The
-# result is cached: it is redone only when KLIB_BUILD, its kernel release
-# or the probe list change.
+# layout checks in layout.list (beside probes.list) are measured in the
+# same run, from assembly like the kernel's asm-offsets. The result is
+# cached: it is redone only when KLIB_BUILD, its kernel release or the
+# lists change.
 set -eu
 
 klib=$1 list=$2 out=$3
@@ -18,7 +20,10 @@ die() { echo "retrofi: error: $*" >&2; exit 1; }
 [ -f "$klib/Makefile" ] || die "$klib: not a kernel build tree (no Makefile); pass KLIB=<headers dir>"
 [ -f "$list" ] || die "$list: probe list missing"
 rel=$(cat "$klib/include/config/kernel.release" 2>/dev/null || echo unknown)
-key=$(printf '%s\n%s\n%s\n' "$(cd "$klib" && pwd -P)" "$rel" "$*" | cat - "$list" | sha256sum | cut -c1-16)
+layout=$(dirname "$list")/layout.list
+[ -f "$layout" ] || layout=/dev/null
+key=$(printf '%s\n%s\n%s\n' "$(cd "$klib" && pwd -P)" "$rel" "$*" | cat - "$list" "$layout" |
+	sha256sum | cut -c1-16)
 
 if [ -f "$out" ] && grep -q "^/\* key: $key \*/\$" "$out"; then
 	exit 0
@@ -45,10 +50,34 @@ PROBE
 	names="$names $name"
 done < "$list"
 
-echo "  PROBE   $(echo $names | wc -w) APIs in $klib ($rel)"
+offsets=""
+while IFS='|' read -r st member header option; do
+	st=$(echo "$st" | tr -d ' \t')
+	case "$st" in ''|'#'*) continue ;; esac
+	member=$(echo "$member" | tr -d ' \t')
+	header=$(echo "$header" | tr -d ' \t')
+	option=$(echo "$option" | tr -d ' \t')
+	grep -q "^$option=y" "$klib/.config" || continue
+	cat > "$tmp/layout_${st}_$member.c" <<LAYOUT
+#include <linux/stddef.h>
+#include <$header>
+void retrofi_layout(void);
+void retrofi_layout(void)
+{
+	asm volatile("\n.ascii \"->RETROFI_OFFSET %0\"" : : "i" (offsetof(struct $st, $member)));
+}
+LAYOUT
+	offsets="$offsets ${st}_$member"
+done < "$layout"
+
+echo "  PROBE   $(echo $names | wc -w) APIs, $(echo $offsets | wc -w) layouts in $klib ($rel)"
 # Each probe must compile without error; warnings are errors here so that
 # an implicit declaration never counts as "present".
 make -k -s -C "$klib" M="$tmp" "$@" KCFLAGS=-Werror modules >"$tmp/log" 2>&1 || true
+for o in $offsets; do
+	make -s -C "$klib" M="$tmp" "$@" "layout_$o.s" >>"$tmp/log" 2>&1 ||
+		die "measuring $o in the target's headers failed: $(grep -m1 error "$tmp/log")"
+done
 
 mkdir -p "$(dirname "$out")"
 {
@@ -60,6 +89,12 @@ mkdir -p "$(dirname "$out")"
 	for name in $names; do
 		if [ -f "$tmp/probe_$name.o" ]; then v=1; else v=0; fi
 		echo "#define RETROFI_HAVE_$name $v"
+	done
+	for o in $offsets; do
+		v=$(grep -o -- '->RETROFI_OFFSET \$\{0,1\}[0-9][0-9]*' "$tmp/layout_$o.s" |
+			grep -o '[0-9]*$' | head -n 1)
+		[ -n "$v" ] || die "no offset for $o in $tmp/layout_$o.s"
+		echo "#define RETROFI_TARGET_OFFSETOF_$o $v"
 	done
 	echo "#endif"
 } > "$out.tmp.$$"

@@ -135,8 +135,9 @@ def test_generate_writes_rewritten_tree(world):
         == (1, 1)
     assert b'RETROFI_SOURCE_KERNEL "linux-source-9.9 9.9.1-1"' in \
         tree["compat/retrofi-version.h"]
-    assert res.file_count == len(tree) == 10
-    assert "10 files" in res.summary() and "2/2 rules applied" in \
+    assert b'PACKAGE_VERSION="9.9.1-1"' in tree["dkms.conf"]
+    assert res.file_count == len(tree) == 11
+    assert "11 files" in res.summary() and "2/2 rules applied" in \
         res.summary()
     # fixed mtimes from the source package
     assert os.stat(os.path.join(world.final, "net/foo/a.c")).st_mtime \
@@ -559,4 +560,4 @@ def test_real_copy_list_on_real_source(tmp_path):
         gen._tree_files(os.path.join(REPO, "drivers", "out-tree"))) + \
         len(gen._tree_files(os.path.join(REPO, "compat"))) + \
         len(gen._tree_files(os.path.join(REPO, "include"))) + \
-        2  # versions, compat/retrofi-version.h
+        3  # versions, compat/retrofi-version.h, dkms.conf

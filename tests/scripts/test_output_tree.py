@@ -43,10 +43,32 @@ def modinfo(path, field):
                           check=True).stdout.strip()
 
 
+@pytest.fixture(scope="module")
+def built(fetched, tree):
+    """The whole stack (defconfig-wifi) built against 6.12."""
+    return make(tree, "-j2", f"KLIB={fetched.targets['6.12'].headers}")
+
+
+def module_root(kt, dst):
+    """A copy of the target's modules tree to install into (modules hardlinked)."""
+    src = os.path.dirname(kt.modules)
+    os.makedirs(dst / "lib" / "modules")
+    subprocess.run(["cp", "-al", kt.modules, str(dst / "lib" / "modules")], check=True)
+    return dst / "lib" / "modules" / kt.kernelrelease
+
+
+def modules_dep(moddir):
+    deps = {}
+    for line in (moddir / "modules.dep").read_text().splitlines():
+        mod, _, rest = line.partition(":")
+        deps[mod] = rest.split()
+    return deps
+
+
 @pytest.mark.network
-def test_stack_builds_on_identity_target_without_warnings(fetched, tree):
+def test_stack_builds_on_identity_target_without_warnings(fetched, tree, built):
     t = fetched.targets["6.12"]
-    p = make(tree, "-j2", f"KLIB={t.headers}")
+    p = built
     assert p.returncode == 0, p.stdout[-5000:]
     warnings = [l for l in p.stdout.splitlines() if "warning:" in l]
     assert warnings == []
@@ -96,3 +118,140 @@ def test_bad_api_level_is_refused(fetched, tree):
     p = make(tree, f"KLIB={fetched.targets['6.12'].headers}", "API_LEVEL=two.six")
     assert p.returncode != 0
     assert "API_LEVEL=two.six is not a kernel version" in p.stdout
+
+
+@pytest.mark.network
+def test_install_puts_the_stack_in_updates_and_depmod_prefers_it(fetched, tree, built, tmp_path):
+    kt = fetched.targets["6.12"]
+    moddir = module_root(kt, tmp_path / "root")
+    (moddir / "updates" / "other").mkdir(parents=True)
+    (moddir / "updates" / "other" / "keep.ko").write_bytes(b"not ours")
+    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "install")
+    assert p.returncode == 0, p.stdout[-3000:]
+    deps = modules_dep(moddir)
+    for ko in MODULES:
+        assert f"updates/{ko}" in deps, ko
+        if not ko.startswith("compat/"):
+            assert "updates/compat/compat.ko" in deps[f"updates/{ko}"], ko
+    # In-tree users of cfg80211 now resolve to the backport, never the in-tree copy.
+    htc = deps["kernel/drivers/net/wireless/ath/ath9k/ath9k_htc.ko.xz"]
+    assert "updates/net/wireless/cfg80211.ko" in htc
+    assert not any(d.startswith("kernel/net/wireless/cfg80211") for d in htc)
+    assert os.path.exists(moddir / "kernel" / "net" / "wireless" / "cfg80211.ko.xz")
+
+    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall")
+    assert p.returncode == 0, p.stdout[-3000:]
+    left = sorted(str(f.relative_to(moddir / "updates")) for f in (moddir / "updates").rglob("*"))
+    assert left == ["other", "other/keep.ko"]
+    deps = modules_dep(moddir)
+    assert not any(m.startswith("updates/") and m != "updates/other/keep.ko" for m in deps)
+    assert "kernel/net/wireless/cfg80211.ko.xz" in deps["kernel/drivers/net/wireless/ath/ath9k/ath9k_htc.ko.xz"]
+
+
+@pytest.mark.network
+def test_uninstall_without_install_is_refused(fetched, tree, tmp_path):
+    kt = fetched.targets["6.12"]
+    module_root(kt, tmp_path / "root")
+    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall")
+    assert p.returncode != 0 and "nothing installed by retrofi" in p.stdout
+
+
+@pytest.mark.network
+def test_install_signs_modules_with_the_given_key(fetched, tree, built, tmp_path):
+    kt = fetched.targets["6.12"]
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=retrofi test key/", "-keyout", str(key), "-out", str(cert)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    module_root(kt, tmp_path / "root")
+    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}",
+             f"SIGN_KEY={key}", f"SIGN_CERT={cert}", "install")
+    assert p.returncode == 0, p.stdout[-3000:]
+    moddir = tmp_path / "root" / "lib" / "modules" / kt.kernelrelease
+    for ko in MODULES:
+        assert modinfo(str(moddir / "updates" / ko), "signer") == "retrofi test key", ko
+    # The built tree stays unsigned: signing happens on the installed copies.
+    assert modinfo(os.path.join(tree, MODULES[1]), "signer") == ""
+
+
+@pytest.mark.network
+def test_missing_sign_key_is_refused(fetched, tree, tmp_path):
+    kt = fetched.targets["6.12"]
+    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path}", f"SIGN_KEY={tmp_path}/nokey",
+             f"SIGN_CERT={tmp_path}/nocert", "install")
+    assert p.returncode != 0 and "file missing" in p.stdout
+    assert not os.path.exists(tmp_path / "lib")
+
+
+@pytest.mark.network
+def test_defconfig_selects_the_drivers_built(fetched, tree, built):
+    kt = fetched.targets["6.12"]
+    p = make(tree, "list-defconfigs")
+    assert [l.split()[0] for l in p.stdout.splitlines() if l.startswith("defconfig-")] == \
+        ["defconfig-ath5k", "defconfig-ath9k", "defconfig-hwsim", "defconfig-wifi"]
+    try:
+        p = make(tree, "defconfig-hwsim")
+        assert p.returncode == 0
+        p = make(tree, "-j2", f"KLIB={kt.headers}")
+        assert p.returncode == 0, p.stdout[-3000:]
+        order = open(os.path.join(tree, "modules.order")).read()
+        built_now = sorted(os.path.basename(l.strip()).replace(".o", ".ko").replace(".koko", ".ko")
+                           for l in order.splitlines())
+        assert built_now == ["cfg80211.ko", "compat.ko", "mac80211.ko", "mac80211_hwsim.ko"]
+    finally:
+        os.unlink(os.path.join(tree, ".retrofi-config"))
+
+
+@pytest.mark.network
+def test_unknown_defconfig_is_refused(tree):
+    p = make(tree, "defconfig-nosuch")
+    assert p.returncode != 0
+    assert "unknown defconfig 'nosuch'" in p.stdout and "defconfig-hwsim" in p.stdout
+
+
+@pytest.mark.network
+def test_too_old_kernel_is_refused(fetched, tree, tmp_path):
+    kt = fetched.targets["6.1"]
+    shutil.copytree(os.path.join(kt.root, "usr"), tmp_path / "usr", symlinks=True)
+    klib = tmp_path / os.path.relpath(kt.headers, kt.root)
+    version_h = klib / "include" / "generated" / "uapi" / "linux" / "version.h"
+    text = version_h.read_text()
+    old = str((5 << 16) + (4 << 8) + 0)
+    version_h.write_text("\n".join(
+        f"#define LINUX_VERSION_CODE {old}" if l.startswith("#define LINUX_VERSION_CODE") else l
+        for l in text.splitlines()) + "\n")
+    p = make(tree, f"KLIB={klib}")
+    assert p.returncode != 0
+    assert "kernel 5.4 is older than 6.1, the oldest this tree supports" in p.stdout
+
+
+@pytest.mark.network
+def test_unconfigured_headers_are_refused(tree, tmp_path):
+    (tmp_path / "Makefile").write_text("all:\n")
+    p = make(tree, f"KLIB={tmp_path}")
+    assert p.returncode != 0 and "not a configured kernel build tree" in p.stdout
+
+
+@pytest.mark.network
+def test_layout_assertion_stops_a_build_where_built_in_code_would_misread(fetched, tmp_path):
+    kt = fetched.targets["6.12"]
+    tree = retrofi_generate.generate(fetched.source, str(tmp_path)).out_path
+    assert make(tree, f"KLIB={kt.headers}", "probes").returncode == 0
+    probes = os.path.join(tree, "include", "retrofi", "probes.h")
+    text = open(probes).read()
+    assert "#define RETROFI_TARGET_OFFSETOF_wiphy_wext " in text
+
+    def compile_main():
+        return subprocess.run(["make", "-C", kt.headers, f"M={tree}", "compat/main.o"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    p = compile_main()
+    assert p.returncode == 0 and os.path.exists(os.path.join(tree, "compat", "main.o")), p.stdout[-3000:]
+    # The target's built-in wext code reading wiphy->wext somewhere else:
+    lines = [("#define RETROFI_TARGET_OFFSETOF_wiphy_wext 8"
+              if l.startswith("#define RETROFI_TARGET_OFFSETOF_wiphy_wext ") else l)
+             for l in text.splitlines()]
+    open(probes, "w").write("\n".join(lines) + "\n")
+    p = compile_main()
+    assert p.returncode != 0
+    assert "struct wiphy.wext is not where the built-in code of the target reads it" in p.stdout
