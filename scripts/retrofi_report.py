@@ -1,0 +1,138 @@
+"""The report stage: one row per target, on the terminal and as files.
+
+A row says exactly what ran for that target: kind (real or shape), the
+build result, the boot result ("not run" when no boot happened: a
+build-only row never reads as a boot), and the guest tests passed, failed
+and skipped as parsed from KTAP. Files under out/report/: report.json,
+junit.xml, and per-target logs (written by the stages). `merge` combines
+the JSON reports of several shards into one.
+"""
+
+import dataclasses
+import json
+import os
+import xml.etree.ElementTree as ET
+
+from retrofi_errors import RetrofiError
+
+REPORT_VERSION = 1
+
+
+@dataclasses.dataclass
+class TestRow:
+    name: str
+    status: str            # "pass" | "fail" | "skip"
+    detail: str = ""
+
+
+@dataclasses.dataclass
+class Row:
+    target: str
+    kind: str              # "real" | "shape"
+    build: str             # "ok" | "fail" | "not run"
+    boot: str              # "pass" | "fail" | "timeout" | "not run"
+    seconds: float = 0.0
+    reason: str = ""
+    tests: list = dataclasses.field(default_factory=list)   # [TestRow]
+    logs: dict = dataclasses.field(default_factory=dict)    # name -> path
+
+    @property
+    def ok(self):
+        return self.build == "ok" and self.boot == "pass" and \
+            not any(t.status == "fail" for t in self.tests)
+
+    def counts(self):
+        c = {"pass": 0, "fail": 0, "skip": 0}
+        for t in self.tests:
+            c[t.status] += 1
+        return c
+
+
+def table(rows):
+    head = ("target", "kind", "build", "boot", "passed", "failed", "skipped", "seconds")
+    lines = [head]
+    for r in rows:
+        c = r.counts()
+        tested = r.boot != "not run"
+        lines.append((r.target, r.kind, r.build, r.boot,
+                      str(c["pass"]) if tested else "-", str(c["fail"]) if tested else "-",
+                      str(c["skip"]) if tested else "-", f"{r.seconds:.0f}"))
+    widths = [max(len(l[i]) for l in lines) for i in range(len(head))]
+    out = ["  ".join(v.ljust(w) for v, w in zip(l, widths)).rstrip() for l in lines]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    for r in rows:
+        if r.reason and not r.ok:
+            out.append(f"{r.target}: {r.reason}")
+    return "\n".join(out)
+
+
+def to_json(rows):
+    return {"version": REPORT_VERSION,
+            "targets": [dict(dataclasses.asdict(r), ok=r.ok) for r in rows]}
+
+
+def from_json(data, where="report.json"):
+    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+        raise RetrofiError("not a retrofi report (version 1)", where=where,
+                           fix="pass report.json files written by `retrofi.py matrix`")
+    rows = []
+    for t in data["targets"]:
+        t = dict(t)
+        t.pop("ok", None)
+        t["tests"] = [TestRow(**x) for x in t.get("tests", [])]
+        rows.append(Row(**t))
+    return rows
+
+
+def junit(rows):
+    suites = ET.Element("testsuites", name="retrofi")
+    for r in rows:
+        cases = [("build", "pass" if r.build == "ok" else ("skip" if r.build == "not run" else "fail"),
+                  r.reason if r.build == "fail" else "")]
+        if r.boot == "not run":
+            cases.append(("boot", "skip", "not booted"))
+        else:
+            cases.append(("boot", "pass" if r.boot == "pass" else "fail",
+                          r.reason if r.boot != "pass" else ""))
+        cases += [(t.name, t.status, t.detail) for t in r.tests]
+        suite = ET.SubElement(suites, "testsuite", name=f"{r.target} ({r.kind})",
+                              tests=str(len(cases)),
+                              failures=str(sum(1 for c in cases if c[1] == "fail")),
+                              skipped=str(sum(1 for c in cases if c[1] == "skip")),
+                              time=f"{r.seconds:.1f}")
+        for name, status, detail in cases:
+            case = ET.SubElement(suite, "testcase", classname=f"retrofi.{r.target}", name=name)
+            if status == "fail":
+                ET.SubElement(case, "failure", message=(detail or "failed")[:500]).text = detail
+            elif status == "skip":
+                ET.SubElement(case, "skipped", message=detail or "skipped")
+    return ET.tostring(suites, encoding="unicode")
+
+
+def write(rows, report_dir):
+    os.makedirs(report_dir, exist_ok=True)
+    for name, data in (("report.json", json.dumps(to_json(rows), indent=2, sort_keys=True) + "\n"),
+                       ("junit.xml", junit(rows) + "\n")):
+        tmp = os.path.join(report_dir, f".{name}.tmp")
+        with open(tmp, "w") as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(report_dir, name))
+
+
+def merge(paths, report_dir):
+    """Combine shards' report.json files into one report (JSON, JUnit)."""
+    rows, seen = [], {}
+    for p in paths:
+        try:
+            data = json.load(open(p))
+        except (OSError, ValueError) as e:
+            raise RetrofiError(f"cannot read shard report: {e}", where=p,
+                               fix="pass the report.json files of finished shards")
+        for r in from_json(data, p):
+            if r.target in seen:
+                raise RetrofiError(f"target {r.target} appears in two shards ({seen[r.target]})",
+                                   where=p, fix="run each target in one shard only")
+            seen[r.target] = p
+            rows.append(r)
+    write(rows, report_dir)
+    return rows

@@ -1,0 +1,65 @@
+"""The build stage: a tree built per target in the cache, reused when its
+inputs are unchanged, and failed on an error or on any compiler warning."""
+
+import os
+
+import pytest
+
+import retrofi_build
+import retrofi_kernels
+import retrofi_matrix
+from conftest import REPO
+
+MAKEFILE = "all:\n\t$(MAKE) -C $(KLIB) M=$(CURDIR) modules\n"
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    return retrofi_kernels.fetch(m, with_source=False).targets["6.12"]
+
+
+def tiny_tree(path, body):
+    path.mkdir()
+    (path / "Makefile").write_text(MAKEFILE)
+    (path / "Kbuild").write_text("obj-m += tiny.o\n")
+    (path / "tiny.c").write_text('#include <linux/module.h>\nMODULE_LICENSE("GPL");\n' + body)
+    return str(path)
+
+
+@pytest.mark.network
+def test_build_is_reused_until_an_input_changes(kernel, tmp_path):
+    tree = tiny_tree(tmp_path / "t", "static int __init t_init(void) { return 0; }\nmodule_init(t_init);\n")
+    cache = str(tmp_path / "cache")
+    first = retrofi_build.build(tree, kernel, str(tmp_path / "b1.log"), cache=cache)
+    assert first.ok and not first.cached, first.summary()
+    assert first.modules == ("tiny.ko",)
+    assert os.path.isfile(os.path.join(first.tree, "tiny.ko"))
+    again = retrofi_build.build(tree, kernel, str(tmp_path / "b2.log"), cache=cache)
+    assert again.cached and again.tree == first.tree
+    # Build products in the source tree do not change its identity...
+    (tmp_path / "t" / "tiny.o").write_text("x")
+    assert retrofi_build.build(tree, kernel, str(tmp_path / "b3.log"), cache=cache).cached
+    # ...but a source change does.
+    with open(os.path.join(tree, "tiny.c"), "a") as f:
+        f.write("/* changed */\n")
+    changed = retrofi_build.build(tree, kernel, str(tmp_path / "b4.log"), cache=cache)
+    assert changed.ok and not changed.cached and changed.tree != first.tree
+    assert not os.path.exists(first.tree)
+
+
+@pytest.mark.network
+def test_a_compiler_warning_fails_the_build(kernel, tmp_path):
+    tree = tiny_tree(tmp_path / "t", "static int __init t_init(void) { int unused; return 0; }\n"
+                                     "module_init(t_init);\n")
+    r = retrofi_build.build(tree, kernel, str(tmp_path / "b.log"), cache=str(tmp_path / "c"))
+    assert not r.ok and "compiler warnings" in r.reason and "unused" in r.reason
+    assert not os.path.exists(os.path.join(r.tree, ".retrofi-build.json"))
+
+
+@pytest.mark.network
+def test_a_compile_error_fails_with_the_error_quoted(kernel, tmp_path):
+    tree = tiny_tree(tmp_path / "t", "this is not C;\n")
+    r = retrofi_build.build(tree, kernel, str(tmp_path / "b.log"), cache=str(tmp_path / "c"))
+    assert not r.ok and "error" in r.reason
+    assert "FAIL" in r.summary() and r.log in r.summary()

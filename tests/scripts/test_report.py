@@ -1,0 +1,75 @@
+"""The report says exactly what ran: build-only rows never read as boots,
+skipped guest tests are skips, and shards merge into one report."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import retrofi_report as rr
+from retrofi_errors import RetrofiError
+
+
+def rows():
+    return [
+        rr.Row("6.12", "real", "ok", "pass", 41.0, tests=[
+            rr.TestRow("hwsim_wpa2_psk", "pass"), rr.TestRow("hwsim_wpa3_sae", "skip", "no SAE")]),
+        rr.Row("6.1", "real", "ok", "fail", 30.0, reason="not ok 3 hwsim_open",
+               tests=[rr.TestRow("hwsim_open", "fail", "ping lost 3/20")]),
+        rr.Row("shape-2.6.26", "shape", "ok", "not run", 12.0),
+        rr.Row("5.10", "real", "fail", "not run", 5.0, reason="error: foo"),
+    ]
+
+
+def test_table_marks_build_only_and_shape_rows_for_what_they_are():
+    t = rr.table(rows())
+    lines = t.splitlines()
+    assert lines[0].split() == ["target", "kind", "build", "boot", "passed", "failed", "skipped", "seconds"]
+    shape = next(l for l in lines if l.startswith("shape-2.6.26"))
+    assert shape.split()[:8] == ["shape-2.6.26", "shape", "ok", "not", "run", "-", "-", "-"]
+    assert next(l for l in lines if l.startswith("6.12 ")).split()[4:7] == ["1", "0", "1"]
+    assert "6.1: not ok 3 hwsim_open" in t and "5.10: error: foo" in t
+
+
+def test_only_a_passing_boot_with_no_failed_test_is_ok():
+    r = rows()
+    assert [x.ok for x in r] == [True, False, False, False]
+
+
+def test_junit_counts_skips_as_skips_and_unbooted_as_skipped_boot():
+    root = ET.fromstring(rr.junit(rows()))
+    suites = {s.get("name"): s for s in root}
+    s = suites["6.12 (real)"]
+    assert (s.get("tests"), s.get("failures"), s.get("skipped")) == ("4", "0", "1")
+    shape = suites["shape-2.6.26 (shape)"]
+    boot = [c for c in shape if c.get("name") == "boot"][0]
+    assert boot.find("skipped") is not None and boot.find("failure") is None
+    assert suites["6.1 (real)"].get("failures") == "2"
+
+
+def test_json_round_trips_and_shards_merge(tmp_path):
+    a, b = rows()[:2], rows()[2:]
+    for name, part in (("a", a), ("b", b)):
+        rr.write(part, str(tmp_path / name))
+    merged = rr.merge([str(tmp_path / "a" / "report.json"), str(tmp_path / "b" / "report.json")],
+                      str(tmp_path / "all"))
+    assert [r.target for r in merged] == ["6.12", "6.1", "shape-2.6.26", "5.10"]
+    data = json.load(open(tmp_path / "all" / "report.json"))
+    assert [t["ok"] for t in data["targets"]] == [True, False, False, False]
+    assert ET.parse(tmp_path / "all" / "junit.xml").getroot().tag == "testsuites"
+
+
+def test_merge_refuses_a_target_in_two_shards(tmp_path):
+    rr.write(rows()[:1], str(tmp_path / "a"))
+    rr.write(rows()[:1], str(tmp_path / "b"))
+    with pytest.raises(RetrofiError) as e:
+        rr.merge([str(tmp_path / "a" / "report.json"), str(tmp_path / "b" / "report.json")],
+                 str(tmp_path / "all"))
+    assert "appears in two shards" in e.value.what
+
+
+def test_merge_refuses_what_is_not_a_report(tmp_path):
+    (tmp_path / "x.json").write_text('{"hello": 1}')
+    with pytest.raises(RetrofiError) as e:
+        rr.merge([str(tmp_path / "x.json")], str(tmp_path / "all"))
+    assert "not a retrofi report" in e.value.what
