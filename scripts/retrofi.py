@@ -6,6 +6,7 @@ its arguments, calls one stage and prints its result.  Run `retrofi.py -h`.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -15,6 +16,8 @@ import retrofi_generate  # noqa: E402
 import retrofi_kernels  # noqa: E402
 import retrofi_matrix  # noqa: E402
 import retrofi_release  # noqa: E402
+import retrofi_report  # noqa: E402
+import retrofi_run  # noqa: E402
 from retrofi_errors import RetrofiError  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -97,19 +100,29 @@ def cmd_refresh(args):
 
 def cmd_matrix(args):
     matrix = retrofi_matrix.load(args.matrix)
-    names = _targets(args.targets)
+    names = _targets(args.targets) + ([args.target] if args.target else [])
     selected = matrix.select(names or None)
-    print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}")
-    k = retrofi_kernels.fetch(matrix, names or None)
-    result = retrofi_generate.generate(k.source, os.path.join(REPO, "out"))
-    print(result.summary())
-    print("retrofi matrix: kernels fetched and output tree generated. Not built yet in this "
-          "version: build, initramfs, boot and report (issues #5, #6); no target was tested.")
-    return 0
+    if args.list:
+        print(json.dumps([{"name": t.name, "kind": t.kind} for t in selected]))
+        return 0
+    print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}"
+          + (" (build only: no boot)" if args.no_boot else ""), flush=True)
+    rows = retrofi_run.run(matrix, names or None, out_dir=args.out,
+                           report_dir=args.report, boot=not args.no_boot)
+    print()
+    print(retrofi_report.table(rows))
+    report = args.report or os.path.join(args.out, "report")
+    print(f"\nreport: {report}/report.json, {report}/junit.xml; logs in {report}/<target>/")
+    return 0 if all(r.ok or (args.no_boot and r.build == "ok") for r in rows) else 1
+
+
+def cmd_report_merge(args):
+    rows = retrofi_report.merge(args.reports, args.out)
+    print(retrofi_report.table(rows))
+    return 0 if all(r.ok for r in rows) else 1
 
 
 def cmd_list(args):
-    import json
     matrix = retrofi_matrix.load(args.matrix)
     sel = matrix.select(_targets(args.targets) or None)
     print(json.dumps([{"name": t.name, "kind": t.kind} for t in sel]))
@@ -162,8 +175,22 @@ def main(argv=None):
     p.set_defaults(func=cmd_refresh)
 
     p = sub.add_parser("matrix", help="the main job: kernels, generate, build, boot, report")
-    p.add_argument("--targets", default=os.environ.get("TARGETS", ""))
+    p.add_argument("--targets", default=os.environ.get("TARGETS", ""),
+                   help="targets to run (default: the matrix's default ones)")
+    p.add_argument("--target", default="", help="one target (a CI shard)")
+    p.add_argument("--list", action="store_true",
+                   help="print the selected targets as JSON (a CI job matrix) and stop")
+    p.add_argument("--no-boot", action="store_true",
+                   help="build only; the report marks every row as not booted")
+    p.add_argument("--out", default=os.path.join(REPO, "out"), help="output directory")
+    p.add_argument("--report", default="", help="report directory (default: <out>/report)")
     p.set_defaults(func=cmd_matrix)
+
+    p = sub.add_parser("report-merge", help="combine shards' report.json into one report")
+    p.add_argument("reports", nargs="+", help="report.json files of the shards")
+    p.add_argument("--out", default=os.path.join(REPO, "out", "report"),
+                   help="where the merged report goes (default: out/report)")
+    p.set_defaults(func=cmd_report_merge)
 
     p = sub.add_parser("list", help="print the selected targets as JSON (for a CI job matrix)")
     p.add_argument("--targets", default=os.environ.get("TARGETS", ""))
