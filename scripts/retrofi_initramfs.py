@@ -187,7 +187,13 @@ def userland(cache=None, packages=USERLAND_PACKAGES, suites=USERLAND_SUITES):
         with open(os.path.join(tmp, "stamp.json"), "w") as f:
             json.dump({"packages": [[p.name, p.version] for p in pkgs],
                        "suites": list(suites)}, f, indent=2)
-        os.rename(tmp, final)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            # Another run (a parallel target) published the same userland first.
+            if not os.path.exists(stamp):
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
