@@ -43,7 +43,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
-from typing import Optional, Tuple
+from typing import Tuple
 
 import retrofi_apt
 import retrofi_debversion

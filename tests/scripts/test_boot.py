@@ -6,8 +6,6 @@ short boots of small /init scripts prove that a hang, a `not ok` and a guest
 that dies before its plan are each reported as what they are.
 """
 
-import dataclasses
-import gzip
 import hashlib
 import os
 import shutil
