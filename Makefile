@@ -1,5 +1,5 @@
 # retrofi: the entry points.  Two commands for a newcomer:
-#   make matrix   the main job (kernels, then generate/build/boot as they land)
+#   make matrix   the main job: kernels, generate, build, boot-test, report
 #   make check    the test suite
 # Both install what they need first (scripts/bootstrap, as root via apt-get).
 
@@ -11,12 +11,14 @@ PYTEST_ARGS ?=
 
 export TARGETS
 
-.PHONY: all help bootstrap kernels kernels-update kernels-verify matrix list check check-fast
+.PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build report-merge \
+	list check check-fast
 
 all: help
 
 help:
 	@echo "make matrix          generate, build and boot-test the default targets (TARGETS=... for others)"
+	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
 	@echo "make check           run the test suite"
 	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
@@ -38,8 +40,18 @@ kernels-update: bootstrap
 kernels-verify: bootstrap
 	$(RETROFI) kernels --verify
 
+# The main job: every default target (or TARGETS="6.1 6.12") generated,
+# built, booted in QEMU and tested; the report goes to out/report/.
 matrix: bootstrap
 	$(RETROFI) matrix
+
+# Build only: every row says "not run" for the boot.
+matrix-build: bootstrap
+	$(RETROFI) matrix --no-boot
+
+# Combine CI shards' reports: make report-merge REPORTS="a/report.json b/report.json"
+report-merge:
+	$(RETROFI) report-merge $(REPORTS)
 
 list:
 	@$(RETROFI) list

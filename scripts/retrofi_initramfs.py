@@ -333,8 +333,12 @@ def install_backport(tree, target, dest):
 
 
 def build_selftest(tree, target, workdir):
-    """tests/compat-selftest built against the target and the tree's compat.ko."""
-    src = os.path.join(workdir, "selftest")
+    """tests/compat-selftest built against the target and the tree's compat.ko.
+
+    It is built at a fixed place beside the built tree (not in workdir, a
+    temporary directory): the module embeds its build path, and a new path
+    each time would give a new initramfs for unchanged inputs."""
+    src = os.path.join(tree, ".retrofi-selftest")
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(SELFTEST_SRC, src)
     symvers = os.path.join(tree, "Module.symvers")

@@ -6,16 +6,12 @@ short boots of small /init scripts prove that a hang, a `not ok` and a guest
 that dies before its plan are each reported as what they are.
 """
 
-import hashlib
 import os
-import shutil
-import subprocess
 import time
 
 import pytest
 
 import retrofi_boot
-import retrofi_generate
 import retrofi_initramfs
 import retrofi_kernels
 import retrofi_matrix
@@ -97,69 +93,8 @@ def kernels():
     return retrofi_kernels.fetch(m, ["6.12"])
 
 
-def _tree_digest(tree):
-    h = hashlib.sha256()
-    for root, dirs, files in os.walk(tree):
-        dirs.sort()
-        for f in sorted(files):
-            p = os.path.join(root, f)
-            h.update(os.path.relpath(p, tree).encode() + b"\0")
-            h.update(open(p, "rb").read())
-    return h.hexdigest()[:16]
-
-
-def built_tree(source, target, defconfig="wifi"):
-    """The output tree generated from this checkout and built for target,
-    cached by the generated tree's content: <cache>/boot-build/<digest>/."""
-    cache = retrofi_kernels.cache_dir()
-    parent = os.path.join(cache, "boot-build")
-    os.makedirs(parent, exist_ok=True)
-    gen = os.path.join(parent, f".gen-{os.getpid()}")
-    shutil.rmtree(gen, ignore_errors=True)
-    result = retrofi_generate.generate(source, gen)
-    digest = f"{_tree_digest(result.out_path)}-{target.name}-{defconfig}"
-    final = os.path.join(parent, digest)
-    if os.path.exists(os.path.join(final, ".retrofi-built")):
-        shutil.rmtree(gen, ignore_errors=True)
-        return final
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(result.out_path, final)
-    shutil.rmtree(gen, ignore_errors=True)
-    make = ["make", "-C", final, f"KLIB={target.headers}"] + ([f"CC={target.cc}"] if target.cc else [])
-    subprocess.run(["make", "-C", final, f"defconfig-{defconfig}"], check=True,
-                   stdout=subprocess.DEVNULL)
-    p = subprocess.run(make + [f"-j{os.cpu_count() or 2}"], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout[-4000:]
-    open(os.path.join(final, ".retrofi-built"), "w").close()
-    return final
-
-
-@pytest.mark.network
-def test_backported_stack_passes_the_guest_tests_on_6_12(kernels, tmp_path):
-    """The one full boot: every guest test, with the backport in updates/."""
-    target = kernels.targets["6.12"]
-    tree = built_tree(kernels.source, target)
-    initrd = retrofi_initramfs.build(target, tree)
-    assert initrd.size < 24 << 20, f"initramfs is {initrd.size >> 20} MiB"
-    assert {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath9k", "ath5k"} <= \
-        set(initrd.modules.updates)
-    log = os.path.join(tmp_path, "console-6.12.log")
-    result = retrofi_boot.boot(target, initrd, log, timeout=240)
-    print(result.report())
-    assert result.status == "pass", result.report()
-    assert result.ktap.plan == len(result.ktap.tests) >= 10
-    names = [t.name for t in result.ktap.tests]
-    for want in ("backport_modules_are_loaded_from_updates", "compat_selftest",
-                 "wpa2_psk_association_passes_traffic", "open_association_passes_traffic",
-                 "ar5416_and_ar5418_resolve_to_ath9k_not_ath5k"):
-        assert want in names
-    assert all(t.status == "ok" for t in result.ktap.tests), "no guest test may be skipped"
-    selftest = result.ktap.tests[names.index("compat_selftest")].subtests
-    assert selftest is not None and selftest.passed and selftest.plan >= 9
-    # A second build of unchanged inputs is the same archive.
-    again = retrofi_initramfs.build(target, tree)
-    assert again.reused and again.path == initrd.path
+# The one full boot of a real target with every guest test runs through the
+# matrix runner: tests/scripts/test_matrix_run.py.
 
 
 def _fixture_boot(kernels, tmp_path, name, timeout=60):
