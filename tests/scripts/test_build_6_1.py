@@ -1,16 +1,18 @@
-"""The generated output tree builds the whole stack against the cached
-Debian 6.1 headers (a real older target: compat shims and semantic patches
-at work) with no error and no compiler warning; every module is built for
-that kernel."""
+"""The release tarball, unpacked elsewhere, builds the whole stack with
+`make KLIB=<Debian 6.1 headers>` alone (a real older target: compat shims
+and semantic patches at work) with no error and no compiler warning; every
+module is built for that kernel."""
 
 import os
 import subprocess
+import tarfile
 
 import pytest
 
 import retrofi_generate
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_release
 from conftest import REPO
 
 MODULES = ["compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/mac80211.ko",
@@ -28,7 +30,12 @@ def fetched():
 @pytest.fixture(scope="module")
 def tree(fetched, tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
-    return retrofi_generate.generate(fetched.source, str(out)).out_path
+    gen = retrofi_generate.generate(fetched.source, str(out)).out_path
+    rel = retrofi_release.release(gen, str(out), fetched.source.mtime)
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    with tarfile.open(rel.tarball) as tar:
+        tar.extractall(elsewhere)
+    return str(elsewhere / os.path.basename(gen))
 
 
 def modinfo(path, field):
