@@ -202,6 +202,11 @@ Acquire::Retries "2";
             out = self._run(["apt-get", "update", "-q"], "apt-get update")
         except _AptFailed as e:
             detail = _apt_errors(e.proc.stderr)
+            if "is expired" in (e.proc.stderr or ""):
+                raise RetrofiError(f"the mirror's Release file for {', '.join(self.suites)} has expired: "
+                                   f"{detail}", where=self.root,
+                                   fix="use a current mirror (RETROFI_MIRROR=...); retrofi keeps "
+                                       "apt's Valid-Until and signature checks on")
             raise RetrofiError(f"cannot fetch the package lists for suites {', '.join(self.suites)}: {detail}",
                                where=self.root,
                                fix="check the network and that the suites exist in the archive "

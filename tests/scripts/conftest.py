@@ -18,6 +18,28 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "root: needs root (mounts a tmpfs)")
 
 
+# The modules of the output tree (defconfig-wifi), relative to the tree.
+STACK_MODULES = ["compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/mac80211.ko",
+                 "drivers/net/wireless/virtual/mac80211_hwsim.ko",
+                 "drivers/net/wireless/ath/ath.ko", "drivers/net/wireless/ath/ath9k/ath9k.ko",
+                 "drivers/net/wireless/ath/ath9k/ath9k_hw.ko",
+                 "drivers/net/wireless/ath/ath9k/ath9k_common.ko",
+                 "drivers/net/wireless/ath/ath5k/ath5k.ko"]
+
+
+@pytest.fixture(scope="session")
+def fetched():
+    """The source and default targets, fetched into the cache (as `make kernels`)."""
+    import retrofi_kernels
+    import retrofi_matrix
+    return retrofi_kernels.fetch(retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml")))
+
+
+def modinfo(path, field):
+    return subprocess.run(["modinfo", "-F", field, path], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout.strip()
+
+
 @pytest.fixture
 def repo():
     return REPO

@@ -10,19 +10,9 @@ import pytest
 
 import retrofi_generate
 import retrofi_kernels
-import retrofi_matrix
-from conftest import REPO
+from conftest import REPO, STACK_MODULES, modinfo
 
-MODULES = ["compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/mac80211.ko",
-           "drivers/net/wireless/virtual/mac80211_hwsim.ko", "drivers/net/wireless/ath/ath.ko",
-           "drivers/net/wireless/ath/ath9k/ath9k.ko", "drivers/net/wireless/ath/ath9k/ath9k_hw.ko",
-           "drivers/net/wireless/ath/ath9k/ath9k_common.ko", "drivers/net/wireless/ath/ath5k/ath5k.ko"]
-
-
-@pytest.fixture(scope="module")
-def fetched():
-    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
-    return retrofi_kernels.fetch(m)
+MODULES = STACK_MODULES
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +26,6 @@ def tree(fetched, tmp_path_factory):
 def make(tree, *args):
     return subprocess.run(["make", "-C", tree, *args], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
-
-
-def modinfo(path, field):
-    return subprocess.run(["modinfo", "-F", field, path], stdout=subprocess.PIPE, text=True,
-                          check=True).stdout.strip()
 
 
 @pytest.fixture(scope="module")
