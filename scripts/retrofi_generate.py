@@ -103,6 +103,8 @@ class GenerateResult:
     cache_hits: int
     cache_misses: int
     seconds: float
+    # copy-list lines the source lacks (only when strict=False: refresh)
+    copy_missing: List[str] = field(default_factory=list)
 
     @property
     def sites_changed(self):
@@ -147,8 +149,8 @@ class RefreshResult:
         lines.append(f"refresh against {self.source.package} "
                      f"{self.source.version}: "
                      + ("all rules and patches apply" if self.ok else
-                        f"{len(self.stale)} rule(s)/patch(es) no longer "
-                        f"apply"))
+                        f"{len(self.stale)} copy-list line(s), rule(s) or "
+                        f"patch(es) no longer apply"))
         return "\n".join(lines)
 
 
@@ -197,11 +199,13 @@ def parse_copy_list(path):
     return entries
 
 
-def resolve_copy_list(entries, src_root, list_path="drivers/copy-list"):
+def resolve_copy_list(entries, src_root, list_path="drivers/copy-list",
+                      missing_out=None):
     """Return the sorted relative paths the copy list selects from src_root.
 
     A missing file or directory, or a glob that matches nothing, is an error
-    naming the line; all problems are reported at once."""
+    naming the line; all problems are reported at once. With missing_out (a
+    list), the problems are appended there instead (refresh reports them)."""
     files = set()
     missing = []
     for e in entries:
@@ -226,7 +230,9 @@ def resolve_copy_list(entries, src_root, list_path="drivers/copy-list"):
                     and not any(fnmatch.fnmatchcase(n, x)
                                 for x in e.excludes)):
                 files.add(f"{e.path}/{n}")
-    if missing:
+    if missing and missing_out is not None:
+        missing_out.extend(missing)
+    elif missing:
         raise RetrofiError(
             "the source tree lacks what the copy list names:\n  "
             + "\n  ".join(missing),
@@ -641,11 +647,12 @@ def _apply_patch(rule, tree, report):
                             len(re.findall(r"^\+\+\+ ", text, re.M)))
 
 
-def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch):
+def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
+           copy_missing=None):
     """Fill the (empty) directory tree; return (file count, reports)."""
     copy_list = os.path.join(repo, "drivers", "copy-list")
     files = resolve_copy_list(parse_copy_list(copy_list), source.path,
-                              os.path.relpath(copy_list, repo))
+                              os.path.relpath(copy_list, repo), copy_missing)
     reports = [RuleReport(r.name, r.kind, r.sha256, r.must_match)
                for r in rules]
     mtime = source.mtime
@@ -814,8 +821,10 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
     old = None
     try:
         try:
+            copy_missing = None if strict else []
             reports = _build(source, tree, rules, repo=repo, cache=cache,
-                             jobs=jobs, timeout=timeout, spatch=spatch)
+                             jobs=jobs, timeout=timeout, spatch=spatch,
+                             copy_missing=copy_missing)
             bad = [r for r in reports if r.kind == "patch" and not r.applied]
             if bad and strict:
                 raise RetrofiError(
@@ -847,7 +856,8 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
         if old and os.path.exists(old):
             shutil.rmtree(old, ignore_errors=True)
     return GenerateResult(final, source, count, reports, sv, cache.hits,
-                          cache.misses, time.monotonic() - t0)
+                          cache.misses, time.monotonic() - t0,
+                          copy_missing or [])
 
 
 def refresh(source: SourceTree, *, repo: str = REPO,
@@ -863,6 +873,7 @@ def refresh(source: SourceTree, *, repo: str = REPO,
                        strict=False)
     reports = res.rules
     out = RefreshResult(source, reports)
+    out.stale.extend(f"copy list: {m}" for m in res.copy_missing)
     for r in reports:
         if r.kind == "patch" and not r.applied:
             first = (r.problem.splitlines() or ["does not apply"])[0]

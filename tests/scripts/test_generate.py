@@ -244,6 +244,18 @@ def test_refresh_lists_rules_that_no_longer_apply(world):
     assert not os.path.exists(world.out)  # refresh writes no output
 
 
+def test_refresh_reports_copy_list_paths_the_new_source_lacks(world):
+    os.unlink(os.path.join(world.src, "include/net/foo.h"))
+    with pytest.raises(RetrofiError):
+        world.run()                      # generate stops at the copy list
+    r = gen.refresh(world.source, repo=world.repo, cache_dir=world.cache)
+    assert not r.ok                      # refresh reports it and goes on
+    assert any(s.startswith("copy list: ") and "include/net/foo.h" in s
+               for s in r.stale), r.stale
+    assert "no longer applies: copy list:" in r.summary()
+    assert not os.path.exists(world.final)
+
+
 def test_rule_without_must_match_header_is_rejected(world):
     write(os.path.join(world.repo, "semantic-patches", "0003-x.cocci"),
           "// upstream: x\n// targets: y\n@@\n@@\n-a();\n")
