@@ -7,6 +7,8 @@ that dies before its plan are each reported as what they are.
 """
 
 import os
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -97,9 +99,10 @@ def kernels():
 # matrix runner: tests/scripts/test_matrix_run.py.
 
 
-def _fixture_boot(kernels, tmp_path, name, timeout=60):
+def _fixture_boot(kernels, tmp_path, name, timeout=60, files=None):
     target = kernels.targets["6.12"]
-    initrd = retrofi_initramfs.build(target, None, init=os.path.join(FIXTURES, name))
+    initrd = retrofi_initramfs.build(target, None, init=os.path.join(FIXTURES, name),
+                                     config=files)
     started = time.monotonic()
     result = retrofi_boot.boot(target, initrd, str(tmp_path / f"{name}.log"), timeout=timeout)
     print(result.report())
@@ -135,3 +138,22 @@ def test_a_kernel_backtrace_fails_an_otherwise_passing_guest(kernels, tmp_path):
     result, _ = _fixture_boot(kernels, tmp_path, "splats")
     assert result.ktap.passed
     assert result.status == "fail" and "kernel splat" in result.reason
+
+
+@pytest.mark.network
+def test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted(kernels, tmp_path):
+    target = kernels.targets["6.12"]
+    src = tmp_path / "warn"
+    shutil.copytree(os.path.join(REPO, "tests", "guest", "warn-module"), src)
+    p = subprocess.run(["make", "-C", target.headers, f"M={src}", "modules"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout[-3000:]
+    ko = (src / "retrofi_warn.ko").read_bytes()
+    result, _ = _fixture_boot(kernels, tmp_path, "warns", files={"retrofi_warn.ko": ko})
+    assert result.ktap.passed, "every KTAP line was ok"
+    assert result.status == "fail" and "kernel splat" in result.reason
+    report = result.report()
+    # The quote names the warning site: the test module's init function.
+    assert any(s.kind == "WARNING" and "retrofi_warn_init" in " ".join(s.text)
+               for s in result.splats), result.splats
+    assert "retrofi_warn_init" in result.reason and "retrofi_warn_init" in report
