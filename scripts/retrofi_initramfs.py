@@ -22,9 +22,12 @@ What goes in:
     decompressed.  The target's own copies of the backported modules are
     kept too (compressed, as shipped), so that the guest proves depmod
     prefers updates/ over them.  depmod -b writes the module indexes.
-  - the compat selftest module (tests/compat-selftest), built against the
+  - the compat selftest modules (tests/compat-selftest), built against the
     target with the output tree's compat headers and Module.symvers, in
-    lib/modules/<kver>/extra/.
+    lib/modules/<kver>/extra/: retrofi_selftest at the target's real API
+    level, retrofi_selftest_api with the API level forced to 2.6.26 (the
+    inline additive shims, the seeds' list helpers among them, are what
+    runs).
   - /init (tests/guest/init by default) and /dev/console.
 
 The archive is written by this module (no cpio binary needed): sorted
@@ -78,7 +81,8 @@ GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", "ghash_generic", "aes_generi
 # The backported stack: the guest loads these from updates/.
 STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k",
                  "ath9k_hw", "ath9k_common", "ath5k")
-SELFTEST_MODULE = "retrofi_selftest"
+# The compat selftest at the real API level, and at API level 2.6.26.
+SELFTEST_MODULES = ("retrofi_selftest", "retrofi_selftest_api")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,7 +337,8 @@ def install_backport(tree, target, dest):
 
 
 def build_selftest(tree, target, workdir):
-    """tests/compat-selftest built against the target and the tree's compat.ko.
+    """tests/compat-selftest built against the target and the tree's compat.ko:
+    the paths of its modules (SELFTEST_MODULES).
 
     It is built at a fixed place beside the built tree (not in workdir, a
     temporary directory): the module embeds its build path, and a new path
@@ -354,7 +359,11 @@ def build_selftest(tree, target, workdir):
     out = _run(argv, f"building the compat selftest for target {target.name}")
     if "warning:" in out:
         raise RetrofiError(f"the compat selftest builds with warnings:\n{out[-2000:]}", where=src)
-    return os.path.join(src, f"{SELFTEST_MODULE}.ko")
+    paths = [os.path.join(src, f"{m}.ko") for m in SELFTEST_MODULES]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise RetrofiError(f"the compat selftest build made no {', '.join(missing)}", where=src)
+    return paths
 
 
 def stage_modules(target, tree, stage, workdir, selftest=True,
@@ -374,10 +383,10 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
 
     wanted, todo, copied, skipped_builtin = set(), list(backport) + list(extra), [], []
     if selftest:
-        st = build_selftest(tree, target, workdir)
         os.makedirs(os.path.join(moddir, "extra"))
-        shutil.copy(st, os.path.join(moddir, "extra", os.path.basename(st)))
-        todo += _depends(st)
+        for st in build_selftest(tree, target, workdir):
+            shutil.copy(st, os.path.join(moddir, "extra", os.path.basename(st)))
+            todo += _depends(st)
     for name in backport:
         todo += _depends(backport[name])
     while todo:
@@ -538,7 +547,7 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None)
     tree:   the built output tree, or None for a guest without modules.
 
     init:   the guest's /init script (tests/guest/init; tests pass others).
-    config: extra files for the guest, {path: text} (e.g. etc/retrofi.conf).
+    config: extra files for the guest, {path: text or bytes} (e.g. etc/retrofi.conf).
     """
     cache = cache or retrofi_kernels.cache_dir()
     if not os.path.isfile(init):
@@ -563,8 +572,8 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None)
     cpio.add_chardev("dev/null", 1, 3, 0o666)
     cpio.add_file("init", open(init, "rb").read(), 0o755)
     cpio.add_file("etc/retrofi-target", f"{target.name}\n{target.kernelrelease}\n".encode())
-    for path, text in (config or {}).items():
-        cpio.add_file(path, text.encode())
+    for path, data in (config or {}).items():
+        cpio.add_file(path, data if isinstance(data, bytes) else data.encode())
     digest = _content_digest(cpio)
     path = os.path.join(outdir, f"{digest[:32]}.cpio.gz")
     reused = os.path.exists(path)

@@ -4,6 +4,16 @@
  * prints KTAP on the console. Built like the backported stack (compat
  * headers first), optionally with API_LEVEL forced low so that the shims,
  * not the target's own definitions, are what runs.
+ *
+ * retrofi_selftest_api.c builds these cases again as a second module, at an
+ * API level forced below every additive shim (Kbuild), with
+ * RETROFI_SELFTEST_INLINE_SHIMS_ONLY defined. There a forced shim must be
+ * what the case calls: a case whose API resolves to the target's own name
+ * fails. The cases of additive shims that compat.ko exports (out of line)
+ * are left out of that module and reported as skipped: compat.ko exports a
+ * shim only when the target itself needs it, so a reference to it from a
+ * module forced below the target's level would not load. This module runs
+ * those cases at the target's real API level.
  */
 #include <crypto/utils.h>
 #include <keys/asymmetric-type.h>
@@ -26,6 +36,10 @@
 #include <retrofi/backport.h>
 #include <retrofi/probes.h>
 #include <trace/events/skb.h>
+
+#if defined(RETROFI_SELFTEST_INLINE_SHIMS_ONLY) && !RETROFI_API_FORCED
+#error "retrofi_selftest_api is built at a forced API level (see Kbuild)"
+#endif
 
 /* Last: this file defines the selftest's own trace event. */
 #define CREATE_TRACE_POINTS
@@ -167,6 +181,7 @@ static const char *test_count_nodes(void)
 	return list_count_nodes(&a) == 7 ? NULL : "7-entry list miscounted";
 }
 
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
 static const char *test_kmemdup_array_copies_and_refuses_overflow(void)
 {
 	static const u16 src[] = { 1, 2, 3 };
@@ -187,6 +202,7 @@ static const char *test_kmemdup_array_copies_and_refuses_overflow(void)
 	}
 	return NULL;
 }
+#endif
 
 static const char *test_field_prep_const_in_initialiser(void)
 {
@@ -373,6 +389,7 @@ static const char *test_virtio_find_vqs_passes_each_queue(void)
 	return !seen_vqs.ctx[0] && seen_vqs.ctx[1] ? NULL : "ctx flags not passed";
 }
 
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
 static const char *test_x509_load_certificate_list_refuses_garbage(void)
 {
 #ifdef CONFIG_KEYS
@@ -398,6 +415,7 @@ static const char *test_x509_load_certificate_list_refuses_garbage(void)
 	return NULL;
 #endif
 }
+#endif
 
 static const char *test_trace_event_with_one_argument_assign_str(void)
 {
@@ -408,60 +426,122 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 
 struct selftest {
 	const char *name;
-	const char *(*fn)(void);
+	const char *(*fn)(void);	/* NULL: left out of this build */
+	const char *api;	/* the API as the stack calls it */
 	const char *shim;	/* the name the stack's calls resolve to */
+	unsigned int since;	/* additive shim: upstream since; else 0 */
 };
 
-#define T(fn, sym) { #fn, test_ ## fn, __stringify(sym) }
+/* A case of an API the target provides or a structural shim adapts. */
+#define T(fn, sym) { #fn, test_ ## fn, #sym, __stringify(sym), 0 }
+/*
+ * A case of an additive shim that LINUX_BACKPORT() renames, for an API
+ * upstream since a.b.c: at an API level forced below that, the case must
+ * call backport_sym.
+ */
+#define TA(fn, sym, a, b, c) \
+	{ #fn, test_ ## fn, #sym, __stringify(sym), KERNEL_VERSION(a, b, c) }
+/* The same, for a shim that compat.ko exports (defined out of line). */
+#ifdef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
+#define TX(fn, sym, a, b, c) \
+	{ #fn, NULL, #sym, __stringify(sym), KERNEL_VERSION(a, b, c) }
+#else
+#define TX(fn, sym, a, b, c) TA(fn, sym, a, b, c)
+#endif
 
 static const struct selftest tests[] = {
-	T(splice_tail_appends_in_order, list_splice_tail),
-	T(splice_tail_of_empty_list_changes_nothing, list_splice_tail),
-	T(splice_tail_init_reinitialises_source, list_splice_tail_init),
-	T(cut_position_moves_head_through_entry, list_cut_position),
-	T(cut_position_at_head_gives_empty_list, list_cut_position),
-	T(cut_position_of_singular_list_takes_it_all, list_cut_position),
-	T(is_singular, list_is_singular),
-	T(count_nodes, list_count_nodes),
-	T(kmemdup_array_copies_and_refuses_overflow, kmemdup_array),
+	TA(splice_tail_appends_in_order, list_splice_tail, 2, 6, 27),
+	TA(splice_tail_of_empty_list_changes_nothing, list_splice_tail, 2, 6, 27),
+	TA(splice_tail_init_reinitialises_source, list_splice_tail_init, 2, 6, 27),
+	TA(cut_position_moves_head_through_entry, list_cut_position, 2, 6, 27),
+	TA(cut_position_at_head_gives_empty_list, list_cut_position, 2, 6, 27),
+	TA(cut_position_of_singular_list_takes_it_all, list_cut_position, 2, 6, 27),
+	TA(is_singular, list_is_singular, 2, 6, 27),
+	TA(count_nodes, list_count_nodes, 6, 3, 0),
+	TX(kmemdup_array_copies_and_refuses_overflow, kmemdup_array, 6, 9, 0),
 	T(field_prep_const_in_initialiser, FIELD_PREP_CONST),
 	T(moved_headers, get_unaligned_le16),
 	T(class_create_takes_a_name, class_create),
 	T(const_full_range_policy_validates, nla_validate),
-	T(kfree_skb_reason_consumed_and_subsystem, kfree_skb_reason),
+	TA(kfree_skb_reason_consumed_and_subsystem, kfree_skb_reason, 6, 4, 0),
 	T(virtio_find_vqs_passes_each_queue, virtio_find_vqs),
-	T(x509_load_certificate_list_refuses_garbage, x509_load_certificate_list),
+	TX(x509_load_certificate_list_refuses_garbage, x509_load_certificate_list,
+	   6, 3, 0),
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
 };
 
+#define V_MAJOR(v) (((v) >> 16) & 0xff)
+#define V_MINOR(v) (((v) >> 8) & 0xff)
+#define V_SUB(v) ((v) & 0xff)
+
+/* Whether the API level is forced below the case's additive shim. */
+static bool shim_forced(const struct selftest *t)
+{
+	return RETROFI_API_FORCED && t->since > RETROFI_API_CODE;
+}
+
+/*
+ * At a forced API level, an additive shim for an API newer than the level
+ * is what the case must call: its name must be the shim's, backport_<api>.
+ */
+static const char *check_shim_in_force(const struct selftest *t)
+{
+	static const char prefix[] = "backport_";	/* LINUX_BACKPORT() */
+
+	if (!shim_forced(t))
+		return NULL;
+	if (strncmp(t->shim, prefix, sizeof(prefix) - 1) ||
+	    strcmp(t->shim + sizeof(prefix) - 1, t->api))
+		return "resolves to the target's own API, not the compat shim";
+	return NULL;
+}
+
 static int __init retrofi_selftest_init(void)
 {
-	int i, failed = 0;
+	int i, failed = 0, skipped = 0;
 
 	pr_info("KTAP version 1\n");
-	pr_info("# retrofi compat selftest: api level %u.%u.%u on %u.%u.%u%s\n",
-		(RETROFI_API_CODE >> 16) & 0xff, (RETROFI_API_CODE >> 8) & 0xff,
-		RETROFI_API_CODE & 0xff, (LINUX_VERSION_CODE >> 16) & 0xff,
-		(LINUX_VERSION_CODE >> 8) & 0xff, LINUX_VERSION_CODE & 0xff,
+	pr_info("# retrofi compat selftest %s: api level %u.%u.%u on %u.%u.%u%s\n",
+		KBUILD_MODNAME, V_MAJOR(RETROFI_API_CODE),
+		V_MINOR(RETROFI_API_CODE), V_SUB(RETROFI_API_CODE),
+		V_MAJOR(LINUX_VERSION_CODE), V_MINOR(LINUX_VERSION_CODE),
+		V_SUB(LINUX_VERSION_CODE),
 		RETROFI_API_FORCED ? " (forced)" : "");
 	pr_info("1..%zu\n", ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		const char *err = tests[i].fn();
+		const struct selftest *t = &tests[i];
+		const char *err, *forced;
 
-		pr_info("# %s: uses %s\n", tests[i].name, tests[i].shim);
-		if (err) {
+		if (!t->fn) {
+			skipped++;
+			pr_info("ok %d %s # SKIP exported shim %s: compat.ko exports it only for targets that need it; retrofi_selftest runs this case at the real API level\n",
+				i + 1, t->name, t->shim);
+			continue;
+		}
+		err = t->fn();
+		forced = check_shim_in_force(t);
+		if (shim_forced(t))
+			pr_info("# %s: uses %s (api level below %u.%u.%u: the shim must run)\n",
+				t->name, t->shim, V_MAJOR(t->since),
+				V_MINOR(t->since), V_SUB(t->since));
+		else
+			pr_info("# %s: uses %s\n", t->name, t->shim);
+		if (forced)
+			pr_info("# %s: %s %s\n", t->name, t->api, forced);
+		if (err)
+			pr_info("# %s: %s\n", t->name, err);
+		if (err || forced) {
 			failed++;
-			pr_info("# %s: %s\n", tests[i].name, err);
-			pr_info("not ok %d %s\n", i + 1, tests[i].name);
+			pr_info("not ok %d %s\n", i + 1, t->name);
 		} else {
-			pr_info("ok %d %s\n", i + 1, tests[i].name);
+			pr_info("ok %d %s\n", i + 1, t->name);
 		}
 	}
-	pr_info("# retrofi compat selftest: %d passed, %d failed\n",
-		(int)ARRAY_SIZE(tests) - failed, failed);
+	pr_info("# retrofi compat selftest %s: %d passed, %d failed, %d skipped\n",
+		KBUILD_MODNAME, (int)ARRAY_SIZE(tests) - failed - skipped,
+		failed, skipped);
 	return 0;
 }
-
 static void __exit retrofi_selftest_exit(void)
 {
 }

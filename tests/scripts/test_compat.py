@@ -51,10 +51,11 @@ def build(tmp_path, klib, api_level=None, cc=""):
     return tree, probes.read_text()
 
 
-def shims_used(tree):
+def shims_used(tree, module="retrofi_selftest"):
     """The names the selftest's calls resolved to, from its '# x: uses y' strings."""
-    data = (tree / "selftest" / "retrofi_selftest.ko").read_bytes()
-    undefined = subprocess.run(["nm", "-u", str(tree / "selftest" / "retrofi_selftest.ko")],
+    ko = tree / "selftest" / f"{module}.ko"
+    data = ko.read_bytes()
+    undefined = subprocess.run(["nm", "-u", str(ko)],
                                stdout=subprocess.PIPE, text=True, check=True).stdout.split()
     return set(re.findall(rb"(?:backport_)?list_[a-z_]+|(?:backport_)?kmemdup_array"
                           rb"|(?:backport_)?kfree_skb_reason", data)), undefined
@@ -107,6 +108,44 @@ def test_api_level_override_forces_the_seed_list_helpers(kernels, tmp_path):
                 b"list_is_singular", b"list_count_nodes"):
         assert b"backport_" + sym in names, sym
     assert "backport_kmemdup_array" in undefined
+
+
+SEED_HELPERS = (b"list_splice_tail", b"list_splice_tail_init", b"list_cut_position",
+                b"list_is_singular")
+# Additive shims that compat.ko defines out of line and exports only for a
+# target that needs them: the forced-level module must not reference them.
+EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_list")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target", ["6.12", "6.1"])
+def test_forced_api_module_uses_every_inline_shim_and_loads_with_compat(kernels, tmp_path,
+                                                                        target):
+    """retrofi_selftest_api, the guest's second selftest module: built at
+    2.6.26 whatever the target, it calls the inline shims (the seeds' list
+    helpers, list_count_nodes, kfree_skb_reason) and needs no symbol that
+    the target's compat.ko does not export."""
+    tree, _ = build(tmp_path, kernels[target].headers)
+    names, undefined = shims_used(tree, "retrofi_selftest_api")
+    for sym in SEED_HELPERS + (b"list_count_nodes", b"kfree_skb_reason"):
+        assert b"backport_" + sym in names, sym
+    for sym in ("backport_list_splice_tail", "backport_list_count_nodes"):
+        assert sym not in undefined, sym      # inline: nothing to link
+    symvers = (tree / "Module.symvers").read_text()
+    exported = set(re.findall(r"^0x[0-9a-f]+\t(\S+)\t\S*compat/compat\t", symvers, re.M))
+    for sym in undefined:
+        if sym.startswith("backport_"):
+            assert sym in exported, f"{sym} is not exported by {target}'s compat.ko"
+    assert not set(EXPORTED_ADDITIVE) & set(undefined)
+    # Left out, and said so in its KTAP.
+    data = (tree / "selftest" / "retrofi_selftest_api.ko").read_bytes()
+    assert b"# SKIP exported shim %s" in data
+    assert b"kmemdup_array_copies_and_refuses_overflow" in data
+    symbols = subprocess.run(["nm", str(tree / "selftest" / "retrofi_selftest_api.ko")],
+                             stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert "test_kmemdup_array_copies_and_refuses_overflow" not in symbols
+    assert "test_x509_load_certificate_list_refuses_garbage" not in symbols
+    assert "test_splice_tail_appends_in_order" in symbols
 
 
 def copy_headers(kt, dst):
