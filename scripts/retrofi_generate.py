@@ -21,7 +21,6 @@ renamed into place, atomically swapped with the previous output).
 """
 
 import concurrent.futures
-import ctypes
 import difflib
 import errno
 import fnmatch
@@ -59,6 +58,7 @@ CACHE_FORMAT = "1"
 # The input record is the kernel stage's: an extracted Debian linux-source
 # tree (package, version, path of the tree root, fixed mtime from the package).
 from retrofi_kernels import SourceTree  # noqa: E402,F401
+from retrofi_fs import swap_into_place  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -543,35 +543,6 @@ def _os_error(e, where):
                         where=getattr(e, "filename", None) or where)
 
 
-_RENAME_EXCHANGE = 2
-
-
-def _swap_into_place(tmp, final):
-    """Put tmp at final; the previous final, if any, is returned to be
-    deleted. Uses renameat2(RENAME_EXCHANGE) where available so that there
-    is no moment without a complete output tree."""
-    if not os.path.exists(final):
-        os.rename(tmp, final)
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
-                       ctypes.c_char_p, ctypes.c_uint]
-        AT_FDCWD = -100
-        if fn(AT_FDCWD, os.fsencode(tmp), AT_FDCWD, os.fsencode(final),
-              _RENAME_EXCHANGE) == 0:
-            return tmp  # tmp now holds the previous output
-    except (AttributeError, OSError):
-        pass
-    old = final + ".old"
-    if os.path.exists(old):
-        shutil.rmtree(old)
-    os.rename(final, old)
-    os.rename(tmp, final)
-    return old
-
-
 def _clean_stale(out_dir):
     """Remove temporary directories left by killed runs (dead pid)."""
     try:
@@ -846,7 +817,7 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
             count = len(_tree_files(tree))
             _fix_dir_mtimes(tree, source.mtime)
             os.chmod(tree, 0o755)
-            old = _swap_into_place(tree, final)
+            old = swap_into_place(tree, final)
             tree = None
         except OSError as e:
             raise _os_error(e, out_dir)

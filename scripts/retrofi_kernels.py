@@ -33,6 +33,7 @@ import time
 
 import retrofi_apt
 import retrofi_debversion
+import retrofi_fs
 from retrofi_errors import RetrofiError
 
 LOCK_VERSION = 1
@@ -324,7 +325,7 @@ def ensure_deb(cache, apt, pin):
 # ---------------------------------------------------------------- unpacking
 
 def _clean_stale(parent):
-    for d in glob.glob(os.path.join(parent, ".tmp-*")) + glob.glob(os.path.join(parent, ".old-*")):
+    for d in glob.glob(os.path.join(parent, ".tmp-*")) + glob.glob(os.path.join(parent, "*.old")):
         shutil.rmtree(d, ignore_errors=True)
 
 
@@ -338,11 +339,7 @@ def _stamp_ok(directory, digest):
 def _publish(tmp, final, digest, extra):
     with open(os.path.join(tmp, "stamp.json"), "w") as f:
         json.dump(dict(extra, entry=digest), f, indent=2, sort_keys=True)
-    old = None
-    if os.path.exists(final):
-        old = os.path.join(os.path.dirname(final), f".old-{os.path.basename(final)}-{os.getpid()}")
-        os.rename(final, old)
-    os.rename(tmp, final)
+    old = retrofi_fs.swap_into_place(tmp, final)
     if old:
         shutil.rmtree(old, ignore_errors=True)
 

@@ -40,6 +40,20 @@ def modinfo(path, field):
                           check=True).stdout.strip()
 
 
+def assert_stack_built(p, tree, kernelrelease):
+    """A make run p built the whole stack in tree for kernelrelease: no
+    error, no warning, every module there for that kernel and depending on
+    compat.ko."""
+    assert p.returncode == 0, p.stdout[-5000:]
+    assert [line for line in p.stdout.splitlines() if "warning:" in line] == []
+    for ko in STACK_MODULES:
+        path = os.path.join(tree, ko)
+        assert os.path.isfile(path), ko
+        assert modinfo(path, "vermagic").startswith(kernelrelease + " "), ko
+        if not ko.startswith("compat/"):
+            assert "compat" in modinfo(path, "depends").split(","), ko
+
+
 @pytest.fixture
 def repo():
     return REPO
