@@ -27,6 +27,9 @@ Schema (version 1):
         # both kinds
         boot_timeout: 180               # seconds, optional
         allowed_splats: []              # optional, [{match:, reason:}]
+        expected_skips: []              # optional, [{test:, reason:}]: a guest test
+                                        # (or "parent/subtest") that may SKIP here;
+                                        # any other skip fails the target
         note: "free text"               # optional
 """
 
@@ -63,6 +66,12 @@ class AllowedSplat:
 
 
 @dataclasses.dataclass(frozen=True)
+class ExpectedSkip:
+    test: str              # "name" or "parent/subtest"
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Source:
     package: str
     suites: tuple
@@ -87,6 +96,7 @@ class Target:
     api_level: str = ""
     boot_timeout: int = DEFAULT_BOOT_TIMEOUT
     allowed_splats: tuple = ()
+    expected_skips: tuple = ()
     note: str = ""
 
     @property
@@ -240,7 +250,8 @@ def _suites(m, what):
 
 def _parse_target(m, index):
     what = f"targets[{index}]"
-    common = {"name", "kind", "default", "boot_timeout", "allowed_splats", "note"}
+    common = {"name", "kind", "default", "boot_timeout", "allowed_splats", "expected_skips",
+              "note"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
     shape_keys = common | {"base", "api_level"}
     if not isinstance(m, dict):
@@ -271,8 +282,17 @@ def _parse_target(m, index):
     for s in raw_splats:
         _check_keys(s, {"match", "reason"}, ["match", "reason"], f"{what}.allowed_splats entry")
         splats.append(AllowedSplat(_str(s, "match", what), _str(s, "reason", what)))
+    skips = []
+    raw_skips = m.get("expected_skips", [])
+    if not isinstance(raw_skips, list):
+        raise _SchemaError(f"{what}.expected_skips must be a list", _line(m, "expected_skips"),
+                           "e.g. expected_skips: [{test: 'suite/case', reason: '...'}]")
+    for s in raw_skips:
+        _check_keys(s, {"test", "reason"}, ["test", "reason"], f"{what}.expected_skips entry")
+        skips.append(ExpectedSkip(_str(s, "test", what), _str(s, "reason", what)))
     fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
-                  allowed_splats=tuple(splats), note=_str(m, "note", what, default=""))
+                  allowed_splats=tuple(splats), expected_skips=tuple(skips),
+                  note=_str(m, "note", what, default=""))
     if kind == "real":
         fields.update(
             suites=_suites(m, what),
