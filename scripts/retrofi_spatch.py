@@ -1,0 +1,339 @@
+"""Semantic patches: reading the rules in semantic-patches/ and running
+them with spatch (one rule over one file's content at a time, in a private
+work directory, never in place), with a content-addressed cache of results.
+
+    Rule         one file of semantic-patches/ with its parsed header
+    SpatchCache  (rule, input content, spatch version + options) -> output
+
+Used by the generate stage (retrofi_generate); a failure is a RetrofiError
+naming the rule and the file.
+"""
+
+import difflib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from retrofi_errors import RetrofiError
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPATCH = os.environ.get("RETROFI_SPATCH", "/usr/bin/spatch")
+# Options passed to every spatch run; part of the cache key.
+# --no-includes: rules only need the file itself (no type inference through
+# headers), which keeps each run independent of the rest of the tree and
+# makes a (rule, file) result a pure function of the two contents.
+SPATCH_OPTIONS = ("--very-quiet", "--no-includes", "--no-show-diff")
+DEFAULT_TIMEOUT = 120
+CACHE_FORMAT = "1"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str          # file name without suffix: "0001-timer-shutdown"
+    path: str
+    kind: str          # "cocci" or "patch"
+    sha256: str
+    must_match: bool
+    upstream: str
+    targets: str
+
+
+
+# ------------------------------------------------------------------ rules
+
+_HEADER_RE = re.compile(r"^\s*(?://|#)?\s*([a-z-]+):\s*(.*?)\s*$")
+_RULE_NAME_RE = re.compile(r"^[0-9]{4}-[a-z0-9][a-z0-9-]*\.(cocci|patch)$")
+
+
+def _header_fields(text):
+    """Key: value lines of the rule's leading comment block."""
+    fields = {}
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if not (s.startswith("//") or s.startswith("#")
+                or s.startswith("///")):
+            break
+        m = _HEADER_RE.match(s)
+        if m and m.group(1) not in fields:
+            fields[m.group(1)] = m.group(2)
+    return fields
+
+
+def load_rules(rules_dir):
+    """Read semantic-patches/NNNN-topic.{cocci,patch} in apply order.
+
+    Apply order is the file name order (the number first); each rule's
+    header must declare must-match, upstream and targets; a plain patch must
+    also say why SmPL cannot express it (smpl-cannot:)."""
+    if not os.path.isdir(rules_dir):
+        raise RetrofiError("semantic-patches directory missing",
+                           where=rules_dir)
+    rules = []
+    for name in sorted(os.listdir(rules_dir)):
+        path = os.path.join(rules_dir, name)
+        if name.startswith(".") or name.endswith("~") or name == "README":
+            continue
+        if not _RULE_NAME_RE.match(name):
+            raise RetrofiError(f"rule file name {name!r} is not "
+                               "NNNN-topic.cocci or NNNN-topic.patch",
+                               where=path, fix="rename it")
+        with open(path, "rb") as f:
+            data = f.read()
+        text = data.decode("utf-8", "replace")
+        fields = _header_fields(text)
+        kind = "cocci" if name.endswith(".cocci") else "patch"
+        need = ["must-match", "upstream", "targets"]
+        if kind == "patch":
+            need.append("smpl-cannot")
+        lacking = [k for k in need if not fields.get(k)]
+        if lacking:
+            raise RetrofiError(
+                "rule header lacks " + ", ".join(f"'{k}:'" for k in lacking),
+                where=path,
+                fix="add the header lines (see semantic-patches/README)")
+        mm = fields["must-match"].lower()
+        if mm not in ("yes", "no"):
+            raise RetrofiError(f"must-match must be yes or no, not {mm!r}",
+                               where=path)
+        rules.append(Rule(name.rsplit(".", 1)[0], path, kind,
+                          hashlib.sha256(data).hexdigest(), mm == "yes",
+                          fields["upstream"], fields["targets"]))
+    names = [r.name.split("-", 1)[0] for r in rules]
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        raise RetrofiError(f"two rules share the number {dups[0]}",
+                           where=rules_dir, fix="renumber one of them")
+    return rules
+
+
+_spatch_version_cache = {}
+
+
+def spatch_version(spatch=None):
+    spatch = spatch or SPATCH
+    if spatch in _spatch_version_cache:
+        return _spatch_version_cache[spatch]
+    try:
+        out = subprocess.run([spatch, "--version"], capture_output=True,
+                             text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RetrofiError(f"cannot run spatch: {e}", where=spatch,
+                           fix="apt-get install coccinelle")
+    m = re.search(r"spatch version (\S+)", out)
+    if not m:
+        raise RetrofiError("cannot read the spatch version", where=spatch)
+    _spatch_version_cache[spatch] = m.group(1)
+    return m.group(1)
+
+
+def _spatch_messages(stderr, default="(spatch printed nothing)"):
+    """spatch's own message, without its per-token parse warnings."""
+    keep = [l for l in stderr.splitlines()
+            if l.strip() and not l.startswith("Warning: PARSING")
+            and not l.startswith("init_defs")]
+    return "\n".join(keep[-20:]) or default
+
+
+def check_rule_syntax(rule, spatch=None, timeout=DEFAULT_TIMEOUT):
+    """Parse a rule with spatch; raise with spatch's message if it fails."""
+    if rule.kind != "cocci":
+        return
+    try:
+        p = subprocess.run([spatch or SPATCH, "--parse-cocci", rule.path],
+                           capture_output=True, text=True, timeout=timeout,
+                           cwd=os.path.dirname(rule.path))
+    except subprocess.TimeoutExpired:
+        raise RetrofiError(f"spatch took over {timeout}s to parse the rule",
+                           where=rule.path)
+    if p.returncode != 0:
+        raise RetrofiError("semantic patch does not parse:\n"
+                           + _spatch_messages(p.stderr + p.stdout),
+                           where=rule.path, fix="fix the rule's SmPL syntax")
+
+
+# ------------------------------------------------------------------ cache
+
+
+def default_cache_dir():
+    return os.environ.get("RETROFI_CACHE") or os.path.join(REPO, ".cache")
+
+
+class SpatchCache:
+    """(rule content, input content, spatch version + options) -> output.
+
+    One file per key under <cache>/spatch/xx/<key>: "=" for unchanged,
+    "+" followed by the output content otherwise. Written atomically; an
+    unreadable or corrupt entry counts as a miss."""
+
+    def __init__(self, root, spatch_ver, options):
+        self.root = os.path.join(root, "spatch")
+        self.options = tuple(options)
+        self.salt = "\0".join([CACHE_FORMAT, spatch_ver, *options]).encode()
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+
+    def key(self, rule_sha, content):
+        h = hashlib.sha256(self.salt)
+        h.update(b"\0" + rule_sha.encode() + b"\0")
+        h.update(content)
+        return h.hexdigest()
+
+    def _path(self, key):
+        return os.path.join(self.root, key[:2], key)
+
+    def get(self, key):
+        try:
+            with open(self._path(key), "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        if data[:1] == b"=" and len(data) == 1:
+            return (False, None)
+        if data[:1] == b"+":
+            return (True, data[1:])
+        return None
+
+    def put(self, key, changed, output):
+        path = self._path(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(b"+" + output if changed else b"=")
+            os.replace(tmp, path)
+        except OSError:
+            # The cache is an optimisation: failing to store is not fatal.
+            try:
+                os.unlink(tmp)
+            except (OSError, UnboundLocalError):
+                pass
+
+    def count(self, hit):
+        with self._lock:
+            if hit:
+                self.hits += 1
+            else:
+                self.misses += 1
+
+
+def count_sites(before, after):
+    """Changed sites = hunks of a zero-context diff of the two texts."""
+    a = before.decode("utf-8", "replace").splitlines()
+    b = after.decode("utf-8", "replace").splitlines()
+    return sum(1 for op in difflib.SequenceMatcher(None, a, b,
+                                                   autojunk=False).get_opcodes()
+               if op[0] != "equal")
+
+
+_NO_CHANGE_MSG = "-o can not be applied because there are no modified files"
+
+
+def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
+               options=None):
+    """Apply one rule to one file's content; return (changed, output).
+
+    spatch writes into workdir (a private temp directory), never in place."""
+    src = os.path.join(workdir, "in", relpath)
+    dst = os.path.join(workdir, "out", relpath)
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(src, "wb") as f:
+        f.write(content)
+    if os.path.exists(dst):
+        os.unlink(dst)
+    options = SPATCH_OPTIONS if options is None else options
+    cmd = [spatch or SPATCH, "--sp-file", rule.path, *options,
+           src, "-o", dst]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout, cwd=workdir)
+    except subprocess.TimeoutExpired:
+        raise RetrofiError(
+            f"spatch timed out after {timeout}s applying {rule.name}",
+            where=f"{relpath} ({rule.path})",
+            fix="simplify the rule, or raise the per-file timeout "
+                "(RETROFI_SPATCH_TIMEOUT / --timeout)")
+    except OSError as e:
+        raise RetrofiError(f"cannot run spatch: {e.strerror}",
+                           where=spatch or SPATCH,
+                           fix="apt-get install coccinelle")
+    said = p.stderr + p.stdout
+    if (p.returncode != 0 and not os.path.exists(dst)
+            and _NO_CHANGE_MSG in said
+            and not _spatch_messages(said.replace(_NO_CHANGE_MSG, ""),
+                                     default="")):
+        # spatch 1.1.1 exits 255 when -o is given and nothing changed.
+        return (False, None)
+    if p.returncode != 0:
+        raise RetrofiError(
+            f"spatch failed (exit {p.returncode}) applying {rule.name}:\n"
+            + _spatch_messages(p.stderr + p.stdout),
+            where=f"{relpath} ({rule.path})",
+            fix="fix the rule, or exclude the file")
+    if not os.path.exists(dst):
+        return (False, None)
+    with open(dst, "rb") as f:
+        out = f.read()
+    if out == content:
+        return (False, None)
+    return (True, out)
+
+
+def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
+                         spatch, stop):
+    """Run every cocci rule, in order, over one file. Returns
+    (final content, [(rule index, sites)])."""
+    changes = []
+    for i, rule in enumerate(rules):
+        if rule.kind != "cocci":
+            continue
+        if stop.is_set():
+            return content, changes
+        key = cache.key(rule.sha256, content)
+        got = cache.get(key)
+        if got is None:
+            cache.count(False)
+            changed, out = run_spatch(rule, content, rel, workdir, timeout,
+                                      spatch, cache.options)
+            cache.put(key, changed, out or b"")
+        else:
+            cache.count(True)
+            changed, out = got
+        if changed:
+            changes.append((i, count_sites(content, out)))
+            content = out
+    return content, changes
+
+
+def _apply_patch(rule, tree, report):
+    """Apply a plain patch with patch(1) in tree; record if it fails."""
+    base = ["patch", "-p1", "--batch", "--forward", "--silent", "--fuzz=0",
+            "--no-backup-if-mismatch", "-r", "-", "-d", tree, "-i", rule.path]
+    p = subprocess.run(base + ["--dry-run"], capture_output=True, text=True)
+    if p.returncode != 0:
+        report.applied = False
+        report.problem = (p.stdout + p.stderr).strip()[-2000:]
+        return
+    lst = subprocess.run(["lsdiff", "--strip=1", rule.path],
+                         capture_output=True, text=True) \
+        if shutil.which("lsdiff") else None
+    p = subprocess.run(base, capture_output=True, text=True)
+    if p.returncode != 0:
+        report.applied = False
+        report.problem = (p.stdout + p.stderr).strip()[-2000:]
+        return
+    with open(rule.path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    report.sites_changed = len(re.findall(r"^@@ ", text, re.M))
+    report.files_changed = (len(lst.stdout.split()) if lst and
+                            lst.returncode == 0 else
+                            len(re.findall(r"^\+\+\+ ", text, re.M)))
+
