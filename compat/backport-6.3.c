@@ -10,10 +10,12 @@
 #if RETROFI_API_LESS(6, 3, 0)
 #ifdef CONFIG_KEYS
 /*
- * "wifi: cfg80211: Deduplicate certificate loading" exported this (from
- * crypto/asymmetric_keys/x509_loader.c) for cfg80211; the body is
- * upstream's. Load each DER certificate of a concatenated list into the
- * keyring; a malformed list is reported and loading stops.
+ * "wifi: cfg80211: Deduplicate certificate loading" (v6.3) exported this
+ * (from crypto/asymmetric_keys/x509_loader.c) for cfg80211; the body is
+ * upstream's, as in 6.12's x509_loader.c. Load each DER certificate of a
+ * concatenated list into the keyring; a malformed list is reported and
+ * loading stops. Each entry must start with an ASN.1 SEQUENCE tag (0x30)
+ * with a two-byte length (0x82): either byte wrong stops the loading.
  */
 int x509_load_certificate_list(const u8 cert_list[],
 			       const unsigned long list_size,
@@ -31,7 +33,7 @@ int x509_load_certificate_list(const u8 cert_list[],
 		 */
 		if (end - p < 4)
 			goto dodgy_cert;
-		if (p[0] != 0x30 &&
+		if (p[0] != 0x30 ||
 		    p[1] != 0x82)
 			goto dodgy_cert;
 		plen = (p[2] << 8) | p[3];
