@@ -6,9 +6,11 @@ In:  a KernelTree (its vmlinuz), an initramfs (retrofi_initramfs), where to
 Out: a BootResult: "pass", "fail" or "timeout", why, the parsed KTAP, the
      kernel splats, the console log path and the last console lines.
 
-QEMU runs with TCG (`-accel tcg -cpu max`); KVM is used only when a
-stopped KVM guest can be created here (see kvm_usable), never required
-(RETROFI_ACCEL=tcg forces TCG).  The guest has no network device
+QEMU runs with the accelerator the caller chose (retrofi_accel proves KVM
+with a real probe boot first; TCG by default).  Under KVM the console is
+watched for faults of the machine (KVM_FAULT_RE, or silence after the
+firmware): such a boot is killed and run once more under TCG, and the
+result names the fault (.rerun).  The guest has no network device
 and powers itself off when its tests are done; a guest that does not is
 killed at the timeout.  The verdict comes from the guest's KTAP and the
 splat scan of the whole log, never from QEMU's exit status.
@@ -16,6 +18,7 @@ splat scan of the whole log, never from QEMU's exit status.
 
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -45,6 +48,7 @@ class BootResult:
     ktap: retrofi_ktap.KtapResult
     splats: Tuple[retrofi_ktap.Splat, ...]
     tail: Tuple[str, ...]          # the last console lines
+    rerun: str = ""                # the machine fault that made it rerun under TCG
 
     @property
     def ok(self):
@@ -54,6 +58,8 @@ class BootResult:
         """A human summary: verdict, failures with their diagnostics, splats."""
         out = [f"target {self.target}: {self.status.upper()} ({self.reason}) "
                f"in {self.seconds:.1f} s [{self.accel}]; console log: {self.log}"]
+        if self.rerun:
+            out.append(f"  rerun under tcg: {self.rerun} (first console: {self.log}.kvm-fault)")
         for t in self.ktap.failures:
             out.append(f"  not ok {t.number} {t.name}")
             out += [f"    # {d}" for d in t.diagnostics[-10:]]
@@ -67,49 +73,105 @@ class BootResult:
         return "\n".join(out)
 
 
-_KVM = {}
+# What a fault of the machine looks like under KVM: QEMU's own message when
+# the host cannot emulate an instruction for the guest.
+KVM_FAULT_RE = re.compile(r"KVM internal error\.?[^\n]*|kvm run failed[^\n]*|"
+                          r"Could not access KVM kernel module[^\n]*|failed to set MSR[^\n]*")
+# The first sign that the kernel runs (the console replays the log from here).
+KERNEL_STARTED_RE = re.compile(r"Linux version \d|^(?:<\d+>)?\[\s*\d+\.\d+\]", re.M)
+# Under KVM a kernel prints within seconds; silence this long after QEMU
+# started is a machine that hangs after the firmware.
+KVM_SILENCE_DEADLINE = 60
 
 
-def kvm_usable(qemu=QEMU):
-    """Whether QEMU can run a -cpu max guest with KVM here (checked once).
+@dataclasses.dataclass(frozen=True)
+class QemuRun:
+    code: Optional[int]    # QEMU's exit status (None when killed)
+    timed_out: bool
+    fault: str             # a fault of the machine seen on the console, or ""
+    seconds: float
+    text: str              # the console log
 
-    /dev/kvm opening is not enough: nested hypervisors may refuse the MSRs
-    of -cpu max, which QEMU only finds when it resets the vCPU.  So QEMU is
-    started stopped (-S) with KVM and asked to quit: exit 0 means usable.
+
+def console_lines(text):
+    return [l.strip() for l in text.replace("\r", "").split("\n")]
+
+
+def _kvm_fault(text, seconds):
+    m = KVM_FAULT_RE.search(text)
+    if m:
+        return " ".join(m.group(0).split())
+    if seconds > KVM_SILENCE_DEADLINE and not KERNEL_STARTED_RE.search(text):
+        return f"nothing on the console after the firmware within {KVM_SILENCE_DEADLINE} s"
+    return ""
+
+
+def run_qemu(argv, log_path, timeout, watch_kvm=False, until=None):
+    """Run QEMU with the console in log_path until it exits or timeout.
+
+    watch_kvm: kill it as soon as the console shows a fault of the machine
+    (KVM_FAULT_RE, or silence after the firmware), reported in .fault.
+    until: stop as soon as a console line equals this marker (the probe).
     """
-    if qemu in _KVM:
-        return _KVM[qemu]
-    ok = False
-    try:
-        os.close(os.open("/dev/kvm", os.O_RDWR))
-        p = subprocess.run([qemu, "-accel", "kvm", "-cpu", "max", "-m", "64", "-nodefaults",
-                            "-display", "none", "-S", "-monitor", "stdio"], input="quit\n",
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
-                           timeout=30)
-        ok = p.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    _KVM[qemu] = ok
-    return ok
-
-
-def accel_args(qemu=QEMU):
-    """(argv, name): KVM when it demonstrably works here, else TCG."""
-    if os.environ.get("RETROFI_ACCEL", "") != "tcg" and kvm_usable(qemu):
-        return ["-accel", "kvm"], "kvm"
-    return ["-accel", "tcg"], "tcg"
+    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+    started = time.monotonic()
+    timed_out, fault, code = False, "", None
+    with open(log_path, "wb") as logf:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            while True:
+                try:
+                    code = proc.wait(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                seconds = time.monotonic() - started
+                if watch_kvm or until:
+                    text = open(log_path, "rb").read().decode("utf-8", errors="replace")
+                    if until and until in console_lines(text):
+                        break
+                    if watch_kvm:
+                        fault = _kvm_fault(text, seconds)
+                        if fault:
+                            break
+                if seconds > timeout:
+                    timed_out = True
+                    break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+                code = None if code is None else code
+    text = open(log_path, "rb").read().decode("utf-8", errors="replace")
+    if watch_kvm and not fault:
+        m = KVM_FAULT_RE.search(text)
+        fault = " ".join(m.group(0).split()) if m else ""
+    return QemuRun(code, timed_out and not fault, fault, time.monotonic() - started, text)
 
 
 def qemu_argv(kernel, initrd, append="", memory=1024, qemu=QEMU, accel=None):
-    accel = accel if accel is not None else accel_args()[0]
+    """QEMU's argv; accel: extra accelerator arguments (default TCG)."""
+    accel = accel if accel is not None else ["-accel", "tcg"]
     return [qemu, *accel, "-cpu", "max", "-m", str(memory), "-nic", "none",
             "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd,
             "-append", f"{KERNEL_ARGS} {append}".strip()]
 
 
-def judge(text, allowed_splats=(), timed_out=False):
-    """(status, reason, ktap, splats) for a console log."""
+def unexpected_skips(ktap, expected_skips=()):
+    """The skips (top level or nested, as "parent/name") that the target
+    does not declare, each as (path, directive)."""
+    declared = {getattr(e, "test", None) or e[0] for e in expected_skips}
+    return [(path, d) for path, d in retrofi_ktap.skips(ktap) if path not in declared]
+
+
+def judge(text, allowed_splats=(), timed_out=False, expected_skips=()):
+    """(status, reason, ktap, splats) for a console log.
+
+    A skip is never a pass: a skipped test or subtest fails the boot unless
+    the target declares it (expected_skips: (test path, reason) pairs).
+    """
     ktap = retrofi_ktap.parse(text)
     splats = retrofi_ktap.scan_splats(text, allowed_splats)
     fatal = retrofi_ktap.fatal_splats(splats)
@@ -127,6 +189,10 @@ def judge(text, allowed_splats=(), timed_out=False):
         reasons.append("malformed KTAP: " + "; ".join(ktap.errors))
     if ktap.failures:
         reasons.append("failed: " + ", ".join(f"{t.number} {t.name}" for t in ktap.failures))
+    skipped = unexpected_skips(ktap, expected_skips)
+    if skipped:
+        reasons.append("skipped, and not declared as an expected skip of this target: " +
+                       ", ".join(f"{p} ({d})" for p, d in skipped))
     if fatal:
         reasons.append("kernel splat: " + "; ".join(
             f"{s.kind} at line {s.line}: {retrofi_ktap.KERNEL_LINE.sub('', s.text[0]).strip()}"
@@ -136,12 +202,23 @@ def judge(text, allowed_splats=(), timed_out=False):
     return "pass", ktap.summary(), ktap, splats
 
 
+def _accel_name(accel):
+    name = getattr(accel, "name", accel) or "tcg"
+    if name not in ("kvm", "tcg"):
+        raise ValueError(f"unknown accelerator {name!r}")
+    return name
+
+
 def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), append="",
-         memory=1024):
+         memory=1024, accel="tcg", expected_skips=()):
     """Boot target.image with initrd; the console goes to log_path.
 
     target: a retrofi_kernels.KernelTree; initrd: a path or an Initramfs.
     allowed_splats: (regex, reason) pairs, or the matrix's AllowedSplat records.
+    accel: "tcg" or "kvm" (or a retrofi_accel.Accel).  Under KVM a fault of
+    the machine (KVM internal error, silence after the firmware) is not a
+    test result: the boot is run again, once, under TCG, and the result
+    says so in .rerun.
     """
     initrd = getattr(initrd, "path", initrd)
     qemu = shutil.which(QEMU)
@@ -156,32 +233,23 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
         raise RetrofiError("the initramfs is missing", where=initrd,
                            fix="build it with retrofi_initramfs.build()")
     allowed = [(a.match, a.reason) if hasattr(a, "match") else tuple(a) for a in allowed_splats]
-    accel, accel_name = accel_args(qemu)
-    argv = qemu_argv(target.image, initrd, append, memory, qemu, accel)
-    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
-    started = time.monotonic()
-    timed_out = False
-    with open(log_path, "wb") as logf:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            proc.kill()
-            proc.wait()
-            code = None
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-    seconds = time.monotonic() - started
-    text = open(log_path, "rb").read().decode("utf-8", errors="replace")
-    status, reason, ktap, splats = judge(text, allowed, timed_out)
-    if status == "pass" and code != 0:
-        status, reason = "fail", f"QEMU exited {code} after the tests passed"
-    lines = [l for l in text.replace("\r", "").split("\n")]
+    accel_name = _accel_name(accel)
+    rerun = ""
+    argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", accel_name])
+    run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
+    if run.fault:
+        rerun = run.fault
+        os.replace(log_path, log_path + ".kvm-fault")
+        accel_name = "tcg"
+        argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", "tcg"])
+        first = run.seconds
+        run = run_qemu(argv, log_path, timeout)
+        run = dataclasses.replace(run, seconds=run.seconds + first)
+    status, reason, ktap, splats = judge(run.text, allowed, run.timed_out, expected_skips)
+    if status == "pass" and run.code != 0:
+        status, reason = "fail", f"QEMU exited {run.code} after the tests passed"
+    lines = [l for l in run.text.replace("\r", "").split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
-    return BootResult(target.name, status, reason, seconds, log_path, accel_name, code, ktap,
-                      tuple(splats), tuple(lines[-TAIL_LINES:]))
+    return BootResult(target.name, status, reason, run.seconds, log_path, accel_name, run.code,
+                      ktap, tuple(splats), tuple(lines[-TAIL_LINES:]), rerun)

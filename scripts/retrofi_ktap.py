@@ -242,3 +242,15 @@ def render(result, indent=""):
             line += f" # {t.directive}"
         out.append(line)
     return "\n".join(out)
+
+
+def skips(result, prefix=""):
+    """Every skipped test, nested ones as "parent/name": [(path, directive)]."""
+    out = []
+    for t in result.tests:
+        path = f"{prefix}{t.name}"
+        if t.status == "skip":
+            out.append((path, t.directive))
+        if t.subtests is not None:
+            out += skips(t.subtests, path + "/")
+    return out

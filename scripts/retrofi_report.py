@@ -35,6 +35,8 @@ class Row:
     reason: str = ""
     tests: list = dataclasses.field(default_factory=list)   # [TestRow]
     logs: dict = dataclasses.field(default_factory=dict)    # name -> path
+    accel: str = ""        # the accelerator the boot ran under ("" when not booted)
+    notes: list = dataclasses.field(default_factory=list)   # e.g. "rerun under tcg: <why>"
 
     @property
     def ok(self):
@@ -49,26 +51,31 @@ class Row:
 
 
 def table(rows):
-    head = ("target", "kind", "build", "boot", "passed", "failed", "skipped", "seconds")
+    head = ("target", "kind", "build", "boot", "accel", "passed", "failed", "skipped", "seconds")
     lines = [head]
     for r in rows:
         c = r.counts()
         tested = r.boot != "not run"
-        lines.append((r.target, r.kind, r.build, r.boot,
+        lines.append((r.target, r.kind, r.build, r.boot, r.accel or "-",
                       str(c["pass"]) if tested else "-", str(c["fail"]) if tested else "-",
                       str(c["skip"]) if tested else "-", f"{r.seconds:.0f}"))
     widths = [max(len(l[i]) for l in lines) for i in range(len(head))]
     out = ["  ".join(v.ljust(w) for v, w in zip(l, widths)).rstrip() for l in lines]
     out.insert(1, "  ".join("-" * w for w in widths))
     for r in rows:
+        for n in r.notes:
+            out.append(f"{r.target}: {n}")
         if r.reason and not r.ok:
             out.append(f"{r.target}: {r.reason}")
     return "\n".join(out)
 
 
-def to_json(rows):
-    return {"version": REPORT_VERSION,
+def to_json(rows, accel=None):
+    data = {"version": REPORT_VERSION,
             "targets": [dict(dataclasses.asdict(r), ok=r.ok) for r in rows]}
+    if accel:
+        data["accel"] = accel
+    return data
 
 
 def from_json(data, where="report.json"):
@@ -109,9 +116,11 @@ def junit(rows):
     return ET.tostring(suites, encoding="unicode")
 
 
-def write(rows, report_dir):
+def write(rows, report_dir, accel=None):
+    """accel: the run's accelerator verdict {"name", "reason"}, if it booted."""
     os.makedirs(report_dir, exist_ok=True)
-    for name, data in (("report.json", json.dumps(to_json(rows), indent=2, sort_keys=True) + "\n"),
+    for name, data in (("report.json",
+                        json.dumps(to_json(rows, accel), indent=2, sort_keys=True) + "\n"),
                        ("junit.xml", junit(rows) + "\n")):
         tmp = os.path.join(report_dir, f".{name}.tmp")
         with open(tmp, "w") as f:

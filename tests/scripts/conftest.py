@@ -27,6 +27,17 @@ STACK_MODULES = ["compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/m
                  "drivers/net/wireless/ath/ath5k/ath5k.ko"]
 
 
+def oldest_default_real(matrix_path=os.path.join(REPO, "kernel-matrix.yaml")):
+    """The oldest real target that `make matrix` runs by default: the one
+    whose kernel exercises the most of the compat layer."""
+    import functools
+    import retrofi_debversion
+    import retrofi_matrix
+    m = retrofi_matrix.load(matrix_path)
+    reals = [t for t in m.select() if t.kind == "real"]
+    return min(reals, key=functools.cmp_to_key(lambda a, b: retrofi_debversion.compare(a.name, b.name)))
+
+
 @pytest.fixture(scope="session")
 def fetched():
     """The source and default targets, fetched into the cache (as `make kernels`)."""

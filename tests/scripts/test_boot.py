@@ -78,13 +78,40 @@ def test_missing_qemu_is_an_error(tmp_path, monkeypatch):
     assert "qemu-system-x86_64 not found" in e.value.what and "qemu-system-x86" in e.value.fix
 
 
-def test_tcg_is_used_when_kvm_is_not_usable(monkeypatch):
-    monkeypatch.setenv("RETROFI_ACCEL", "tcg")
-    argv = retrofi_boot.qemu_argv("k", "i")
-    assert argv[1:3] == ["-accel", "tcg"] and "kvm" not in argv
-    for opt in ("-nographic", "-no-reboot", "-cpu", "max", "-nic", "none"):
-        assert opt in argv
-    assert "panic=-1" in argv[argv.index("-append") + 1]
+GUEST_WITH_SKIPS = """KTAP version 1
+1..2
+# Subtest: compat_selftest
+    KTAP version 1
+    1..2
+    ok 1 list_cut_position_singular
+    ok 2 x509_loads_a_certificate # SKIP not exported on this target
+ok 1 compat_selftest
+ok 2 station_scan_lists_the_ap_ssid # SKIP no hostapd
+"""
+
+
+def test_a_skip_is_never_a_pass_unless_the_target_declares_it():
+    status, reason, ktap, _ = retrofi_boot.judge(GUEST_WITH_SKIPS)
+    assert status == "fail"
+    assert "compat_selftest/x509_loads_a_certificate (SKIP not exported on this target)" in reason
+    assert "station_scan_lists_the_ap_ssid (SKIP no hostapd)" in reason
+    # Declaring one leaves the other failing the boot.
+    status, reason, _, _ = retrofi_boot.judge(
+        GUEST_WITH_SKIPS, expected_skips=[("compat_selftest/x509_loads_a_certificate", "why")])
+    assert status == "fail" and "x509" not in reason and "station_scan" in reason
+    status, _, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[
+        ("compat_selftest/x509_loads_a_certificate", "why"), ("station_scan_lists_the_ap_ssid", "why")])
+    assert status == "pass"
+
+
+def test_a_nested_undeclared_skip_fails_its_row_in_the_report():
+    import retrofi_matrix
+    import retrofi_run
+    ktap = retrofi_boot.judge(GUEST_WITH_SKIPS)[2]
+    rows = retrofi_run._test_rows(ktap, [retrofi_matrix.ExpectedSkip("station_scan_lists_the_ap_ssid", "r")])
+    assert [(r.name, r.status) for r in rows] == [("compat_selftest", "fail"),
+                                                 ("station_scan_lists_the_ap_ssid", "skip")]
+    assert "x509_loads_a_certificate" in rows[0].detail
 
 
 # ---------------------------------------------------------------- real boots

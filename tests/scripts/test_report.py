@@ -13,7 +13,8 @@ from retrofi_errors import RetrofiError
 def rows():
     return [
         rr.Row("6.12", "real", "ok", "pass", 41.0, tests=[
-            rr.TestRow("hwsim_wpa2_psk", "pass"), rr.TestRow("hwsim_wpa3_sae", "skip", "no SAE")]),
+            rr.TestRow("hwsim_wpa2_psk", "pass"), rr.TestRow("hwsim_wpa3_sae", "skip", "no SAE")],
+            accel="tcg", notes=["rerun under tcg: KVM internal error. Suberror: 1"]),
         rr.Row("6.1", "real", "ok", "fail", 30.0, reason="not ok 3 hwsim_open",
                tests=[rr.TestRow("hwsim_open", "fail", "ping lost 3/20")]),
         rr.Row("shape-2.6.26", "shape", "ok", "not run", 12.0),
@@ -24,11 +25,14 @@ def rows():
 def test_table_marks_build_only_and_shape_rows_for_what_they_are():
     t = rr.table(rows())
     lines = t.splitlines()
-    assert lines[0].split() == ["target", "kind", "build", "boot", "passed", "failed", "skipped", "seconds"]
+    assert lines[0].split() == ["target", "kind", "build", "boot", "accel", "passed", "failed",
+                                "skipped", "seconds"]
     shape = next(l for l in lines if l.startswith("shape-2.6.26"))
-    assert shape.split()[:8] == ["shape-2.6.26", "shape", "ok", "not", "run", "-", "-", "-"]
-    assert next(l for l in lines if l.startswith("6.12 ")).split()[4:7] == ["1", "0", "1"]
+    assert shape.split()[:9] == ["shape-2.6.26", "shape", "ok", "not", "run", "-", "-", "-", "-"]
+    assert next(l for l in lines if l.startswith("6.12 ")).split()[4:8] == ["tcg", "1", "0", "1"]
     assert "6.1: not ok 3 hwsim_open" in t and "5.10: error: foo" in t
+    # A boot rerun under TCG after a fault of the machine says so on its row.
+    assert "6.12: rerun under tcg: KVM internal error. Suberror: 1" in t
 
 
 def test_only_a_passing_boot_with_no_failed_test_is_ok():
@@ -56,7 +60,15 @@ def test_json_round_trips_and_shards_merge(tmp_path):
     assert [r.target for r in merged] == ["6.12", "6.1", "shape-2.6.26", "5.10"]
     data = json.load(open(tmp_path / "all" / "report.json"))
     assert [t["ok"] for t in data["targets"]] == [True, False, False, False]
+    assert data["targets"][0]["notes"] == ["rerun under tcg: KVM internal error. Suberror: 1"]
     assert ET.parse(tmp_path / "all" / "junit.xml").getroot().tag == "testsuites"
+
+
+def test_report_names_the_accelerator_and_why(tmp_path):
+    rr.write(rows(), str(tmp_path), accel={"name": "tcg", "reason": "KVM probe boot: no /dev/kvm"})
+    data = json.load(open(tmp_path / "report.json"))
+    assert data["accel"] == {"name": "tcg", "reason": "KVM probe boot: no /dev/kvm"}
+    assert data["targets"][0]["accel"] == "tcg"
 
 
 def test_merge_refuses_a_target_in_two_shards(tmp_path):
