@@ -8,7 +8,8 @@
 
 #if RETROFI_LINUX_LESS(6, 11, 0)
 /*
- * "virtio: introduce virtqueue_info struct and find_vqs_info() config op":
+ * "virtio: introduce virtio_queue_info struct and find_vqs_info() config
+ * op" and "virtio: rename virtio_find_vqs_info() to virtio_find_vqs()":
  * the stack passes one struct virtqueue_info per queue; the transport of
  * an older kernel wants the callbacks, names and ctx flags as three arrays.
  */

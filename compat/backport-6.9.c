@@ -9,7 +9,7 @@
 
 #if RETROFI_API_NEED(6, 9, 0, RETROFI_HAVE_kmemdup_array)
 /*
- * "mm/util: Introduce kmemdup_array()": duplicate an array, with the size
+ * "mm/util: Introduce kmemdup_array()" (v6.9): duplicate an array, with the size
  * multiplication saturating so that an overflow fails the allocation.
  */
 void *kmemdup_array(const void *src, size_t count, size_t element_size,

@@ -2,10 +2,11 @@
 /*
  * retrofi compat: <crypto/utils.h>
  *
- * "crypto: api - Move low-level functions into utils.h" (v6.4 by our
- * reading) moved crypto_xor(), crypto_xor_cpy() and crypto_memneq() out of
+ * "crypto: lib/utils - Move utilities into new header" (v6.4) moved
+ * crypto_xor(), crypto_xor_cpy() and crypto_memneq() out of
  * <crypto/algapi.h> into the new <crypto/utils.h>; algapi.h still includes
- * it, so including algapi.h gives the same functions on every kernel.
+ * it (6.12's does), so including algapi.h gives the same functions on
+ * every kernel.
  * Structural (a header that appeared).
  */
 #ifndef _RETROFI_CRYPTO_UTILS_H

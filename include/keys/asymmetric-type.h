@@ -10,7 +10,7 @@
 
 /*
  * x509_load_certificate_list() -- exported to modules by "wifi: cfg80211:
- * Deduplicate certificate loading" (v6.3 by our reading), which made
+ * Deduplicate certificate loading" (v6.3), which made
  * cfg80211 load its regulatory database keys with it. Older kernels declare
  * it but do not export it, so a modular cfg80211 cannot link against it.
  * Additive, by version only: a compile probe cannot see whether a symbol is

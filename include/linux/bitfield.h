@@ -10,12 +10,12 @@
 #include <retrofi/probes.h>
 
 /*
- * FIELD_PREP_CONST() -- "bitfield: add FIELD_PREP_CONST()" (v6.2): a
+ * FIELD_PREP_CONST() -- "bitfield: add FIELD_PREP_CONST()" (v6.3): a
  * FIELD_PREP() that is a constant expression, for initialisers. Additive
  * and probed (stable kernels may carry it); a macro, so it is replaced
  * rather than renamed. The body is upstream's.
  */
-#if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_FIELD_PREP_CONST)
+#if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_FIELD_PREP_CONST)
 #undef __BF_CHECK_POW2
 #define __BF_CHECK_POW2(n)	BUILD_BUG_ON_ZERO(((n) & ((n) - 1)) != 0)
 
@@ -31,6 +31,6 @@
 		/* and create the value */				\
 		(((typeof(_mask))(_val) << __bf_shf(_mask)) & (_mask))	\
 	)
-#endif /* < 6.2 */
+#endif /* < 6.3 */
 
 #endif /* _RETROFI_LINUX_BITFIELD_H */

@@ -112,9 +112,9 @@ static inline void list_splice_tail_init(struct list_head *list,
 #endif /* < 2.6.27 */
 
 /*
- * list_count_nodes() -- upstream in 6.3:
- *   "list: introduce list_count_nodes()" (v6.3-rc1)
- * Stable kernels carry it (Debian 6.1.192 does): probed.
+ * list_count_nodes() -- "i915: Move list_count() to list.h as
+ * list_count_nodes() for broader use" (v6.3, through the USB tree).
+ * Stable kernels carry it (6.1.191 took it; Debian 6.1.192 has it): probed.
  */
 #if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_list_count_nodes)
 #define list_count_nodes LINUX_BACKPORT(list_count_nodes)

@@ -12,15 +12,15 @@
 
 /*
  * kfree_skb_reason() for the drop reasons of <net/dropreason.h>'s shims:
- * SKB_CONSUMED ("net: dropreason: add SKB_CONSUMED reason", v6.3 by our
- * reading) means consume_skb(), and a subsystem's reason ("net: extend drop
+ * SKB_CONSUMED ("net: dropreason: add SKB_CONSUMED reason", v6.2) means
+ * consume_skb(), and a subsystem's reason ("net: extend drop
  * reasons for multiple subsystems", v6.4) is one the older core has no name
  * for: it gets SKB_DROP_REASON_NOT_SPECIFIED rather than a value past
  * SKB_DROP_REASON_MAX, which the core's tracepoint and drop monitor index
  * their tables with. Additive like the shims it serves.
  */
 #if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys) || \
-	RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_SKB_CONSUMED)
+	RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)
 static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
 						    enum skb_drop_reason reason)
 {

@@ -10,10 +10,10 @@
 #include <retrofi/probes.h>
 
 /*
- * kmemdup_array() -- "mm/util: Introduce kmemdup_array()" (v6.9 by our
- * reading; 6.12's argument order is count, element_size). Exported from
- * mm/util.c upstream, so the shim lives in compat/backport-6.9.c. Probed:
- * stable kernels may carry it.
+ * kmemdup_array() -- "mm/util: Introduce kmemdup_array()" (v6.9, through
+ * the SoC drivers tree). The shim takes 6.12's argument order (count,
+ * element_size). Exported from mm/util.c upstream, so the shim lives in
+ * compat/backport-6.9.c. Probed: stable kernels may carry it.
  */
 #if RETROFI_API_NEED(6, 9, 0, RETROFI_HAVE_kmemdup_array)
 #define kmemdup_array LINUX_BACKPORT(kmemdup_array)

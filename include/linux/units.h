@@ -9,8 +9,8 @@
 #include <retrofi/backport.h>
 
 /*
- * KHZ_PER_GHZ -- "wireless: Add KHZ_PER_GHZ to units.h and reuse"
- * (net-next, February 2024: v6.9 by our reading). Additive; a constant
+ * KHZ_PER_GHZ -- "wifi: cfg80211: Add KHZ_PER_GHZ to units.h and reuse"
+ * (v6.9). Additive; a constant
  * macro, so it is simply (re)defined with upstream's value: a stable
  * kernel that carries it is not disturbed, and no probe is needed.
  */

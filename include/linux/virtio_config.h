@@ -10,8 +10,9 @@
 
 /*
  * struct virtqueue_info, virtio_find_vqs(vdev, nvqs, vqs, vqs_info, desc)
- * -- "virtio: introduce virtqueue_info struct and find_vqs_info() config
- * op" and the conversions after it (v6.11 by our reading) replaced the
+ * -- "virtio: introduce virtio_queue_info struct and find_vqs_info() config
+ * op" and the conversions after it, up to "virtio: rename
+ * virtio_find_vqs_info() to virtio_find_vqs()" (all v6.11), replaced the
  * parallel callbacks[], names[] and ctx[] arrays of virtio_find_vqs() with
  * one array of struct virtqueue_info. Structural (a changed signature). The
  * compat version (compat/backport-6.11.c) splits the array into the old

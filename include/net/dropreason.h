@@ -14,17 +14,17 @@
 #include <retrofi/probes.h>
 
 /*
- * SKB_CONSUMED -- "net: dropreason: add SKB_CONSUMED reason" (v6.3 by our
- * reading): kfree_skb_reason(skb, SKB_CONSUMED) is consume_skb(skb).
+ * SKB_CONSUMED -- "net: dropreason: add SKB_CONSUMED reason" (v6.2):
+ * kfree_skb_reason(skb, SKB_CONSUMED) is consume_skb(skb).
  * mac80211 uses it as the value of RX_CONTINUE. Additive, probed (an enum
  * constant, so a macro stands in for it): its value only has to differ from
  * every core reason, and the compat kfree_skb_reason() turns it into
  * consume_skb().
  */
-#if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_SKB_CONSUMED)
+#if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)
 #undef SKB_CONSUMED
 #define SKB_CONSUMED SKB_DROP_REASON_MAX
-#endif /* < 6.3 */
+#endif /* < 6.2 */
 
 /*
  * Drop reason subsystems -- "net: extend drop reasons for multiple
