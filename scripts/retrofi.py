@@ -12,7 +12,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import retrofi_fs  # noqa: E402
 import retrofi_generate  # noqa: E402
+import retrofi_interrupt  # noqa: E402
 import retrofi_kernels  # noqa: E402
 import retrofi_matrix  # noqa: E402
 import retrofi_release  # noqa: E402
@@ -38,10 +40,13 @@ def cmd_kernels(args):
         return 0
     if args.verify:
         bad = retrofi_kernels.verify(matrix, names or None)
-        for b in bad:
-            print(f"retrofi: {b}")
-        print("all cached packages verified" if not bad else f"{len(bad)} problem(s)")
-        return 1 if bad else 0
+        if bad:
+            raise RetrofiError(f"{len(bad)} cached package(s) do not match the lock file: "
+                               + "; ".join(bad),
+                               where=os.path.join(retrofi_kernels.cache_dir(), "debs"),
+                               fix="run `make kernels`: it downloads them again")
+        print("all cached packages verified")
+        return 0
     if args.source_path:
         import contextlib
         with contextlib.redirect_stdout(sys.stderr):
@@ -107,11 +112,17 @@ def cmd_matrix(args):
         return 0
     print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}"
           + (" (build only: no boot)" if args.no_boot else ""), flush=True)
-    rows = retrofi_run.run(matrix, names or None, out_dir=args.out,
-                           report_dir=args.report, boot=not args.no_boot)
+    report = os.path.abspath(args.report or os.path.join(args.out, "report"))
+    # The report directory appears complete or not at all: an interrupted
+    # or failed run leaves the previous report and its logs as they were.
+    with retrofi_fs.staged_dir(report) as staging:
+        rows = retrofi_run.run(matrix, names or None, out_dir=args.out,
+                               report_dir=staging, boot=not args.no_boot)
+        retrofi_fs.repoint(staging, staging, report, ("report.json", "junit.xml"))
+        for r in rows:
+            r.logs = {k: v.replace(staging, report, 1) for k, v in r.logs.items()}
     print()
     print(retrofi_report.table(rows))
-    report = args.report or os.path.join(args.out, "report")
     print(f"\nreport: {report}/report.json, {report}/junit.xml; logs in {report}/<target>/")
     return 0 if all(r.ok or (args.no_boot and r.build == "ok") for r in rows) else 1
 
@@ -197,14 +208,16 @@ def main(argv=None):
     p.set_defaults(func=cmd_list)
 
     args = ap.parse_args(argv)
+    retrofi_interrupt.install()
     try:
         return args.func(args)
     except RetrofiError as e:
         print(e.format(), file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
-        print("retrofi: interrupted; nothing half-written was kept", file=sys.stderr)
-        return 130
+        print("retrofi: interrupted; nothing half-written was kept (run the same command "
+              "again: it reuses what was complete)", file=sys.stderr)
+        return retrofi_interrupt.exit_code()
 
 
 if __name__ == "__main__":

@@ -6,24 +6,44 @@ Out: a BuildResult naming the built tree (a private copy per target and
 
 The copy lives in <cache>/build/<target>-<key>/, key = hash of the output
 tree's content, the target's kernel, API_LEVEL and defconfig. It is built
-in place (Kbuild records absolute paths, so it is never moved) and a stamp
-written last marks it complete: a build with a stamp is reused and the
-stage is skipped; one without (killed, failed) is started afresh.
+in place (Kbuild records absolute paths, so it is never moved once built)
+and a stamp written last marks it complete: a build with a stamp is reused
+and the stage is skipped.  A build without one (killed, or failed) is
+resumed in place: Kbuild redoes every object it did not finish (an object
+counts as done only with its .cmd file, written after it), and the build's
+own log (.retrofi-build.log, appended by every attempt while it runs) keeps
+the warnings of the earlier attempts, so a resumed build is judged on all
+of them.  The copy appears under its final name only when complete.
+
+Runs sharing a cache: <cache>/build/.<target>.lock guards the short steps
+(look for the stamp, clean up, create, finish); building holds an exclusive
+flock on the build directory, and a run holds a shared one on every build
+it uses until it exits (or release()).  A second run building the same
+thing waits for the first and reuses its result; older builds of a target
+are removed only when no run holds them.
 """
 
+import contextlib
 import dataclasses
+import errno
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 
+import retrofi_fs
 import retrofi_kernels
 from retrofi_errors import RetrofiError
 
 WARNING_RE = re.compile(r"\bwarning:|^WARNING:", re.M)
+DISK_FULL_RE = re.compile(r"No space left on device|Disk quota exceeded")
+LOG = ".retrofi-build.log"
+STAMP = ".retrofi-build.json"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +67,10 @@ class BuildResult:
             return f"build {self.target}: FAIL ({self.reason}) [{how}]; log: {self.log}"
         return (f"build {self.target}: ok, {len(self.modules)} modules, "
                 f"{len(self.warnings)} warnings [{how}]")
+
+
+def log(msg):
+    print(f"[build] {msg}", flush=True)
 
 
 # Build products, left out of a tree's digest (a tree built in place is
@@ -88,46 +112,226 @@ def _modules(tree):
     return tuple(out)
 
 
+# ---------------------------------------------------------------- locks
+
+_held = {}                  # build directory -> fd with this process's shared flock
+_held_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _target_lock(parent, name):
+    fd = os.open(os.path.join(parent, f".{name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"{name}: waiting for another retrofi run ({parent}/.{name}.lock)")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _lock_dir(path, op):
+    """An fd of directory path with flock op, or None if op|LOCK_NB would block."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, op | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _hold(path, fd=None):
+    """Keep a shared flock on a build directory for the rest of this process."""
+    with _held_lock:
+        if path in _held:
+            if fd is not None:
+                os.close(fd)
+            return
+        if fd is None:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_SH)     # converts an exclusive lock
+        _held[path] = fd
+
+
+def release(tree):
+    """This process no longer uses a build: other runs may remove it."""
+    with _held_lock:
+        fd = _held.pop(tree, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _build_dir_re(name):
+    return re.compile(rf"^(\.copy-)?{re.escape(name)}-[0-9a-f]{{16}}(-\d+)?$")
+
+
+def _remove_unused(parent, name, keep):
+    """Remove the other builds of target `name` that no run holds, and the
+    copies killed runs left (called under the target lock)."""
+    pattern = _build_dir_re(name)
+    for entry in sorted(os.listdir(parent)):
+        path = os.path.join(parent, entry)
+        if path == keep or not pattern.match(entry) or not os.path.isdir(path):
+            continue
+        with _held_lock:
+            if path in _held:
+                continue
+        try:
+            fd = _lock_dir(path, fcntl.LOCK_EX)
+        except OSError:
+            continue
+        if fd is None:
+            continue        # in use by another run; it goes once that run is done
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------- the stage
+
+def _cached(final, kernel, log_path):
+    data = json.load(open(os.path.join(final, STAMP)))
+    shutil.copyfile(os.path.join(final, LOG), log_path)
+    return BuildResult(kernel.name, True, final, log_path, data["seconds"],
+                       tuple(data["warnings"]), tuple(data["modules"]), cached=True)
+
+
+def _copy_tree(src, dst):
+    """shutil.copytree(symlinks=True), but the first error stops it with its
+    own errno (copytree gathers them into one shutil.Error)."""
+    for root, dirs, files in os.walk(src):
+        target = os.path.normpath(os.path.join(dst, os.path.relpath(root, src)))
+        os.makedirs(target, exist_ok=True)
+        for n in list(dirs) + files:
+            path = os.path.join(root, n)
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), os.path.join(target, n))
+                if n in dirs:
+                    dirs.remove(n)
+            elif n in files:
+                shutil.copy2(path, os.path.join(target, n))
+
+
+def _claim(tree, parent, final, name):
+    """Under the target lock: ("cached", None), ("mine", fd with an exclusive
+    flock on final, which exists), or ("busy", None) when another run is
+    building it."""
+    if os.path.exists(os.path.join(final, STAMP)):
+        _hold(final)
+        return "cached", None
+    _remove_unused(parent, name, keep=final)
+    if os.path.isdir(final):
+        fd = _lock_dir(final, fcntl.LOCK_EX)
+        if fd is None:
+            return "busy", None
+        if os.path.exists(os.path.join(final, LOG)):
+            return "mine", fd       # an unfinished build: resumed
+        # Not a complete copy (an older retrofi built into its final name).
+        shutil.rmtree(final)
+        os.close(fd)
+    copy = os.path.join(parent, f".copy-{os.path.basename(final)}-{os.getpid()}")
+    shutil.rmtree(copy, ignore_errors=True)
+    try:
+        _copy_tree(tree, copy)
+        with open(os.path.join(copy, LOG), "w") as f:
+            f.write(f"# retrofi: build of {tree}\n")
+        fd = _lock_dir(copy, fcntl.LOCK_EX)
+        os.rename(copy, final)
+    except BaseException:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
+    return "mine", fd
+
+
 def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jobs=None):
     """Build tree for kernel; returns a BuildResult (never raises for a compile failure)."""
     cache = cache or retrofi_kernels.cache_dir()
-    key = build_key(tree, kernel, api_level, defconfig)
+    if defconfig != "wifi" and not os.path.isfile(os.path.join(tree, "defconfigs", defconfig)):
+        known = sorted(os.listdir(os.path.join(tree, "defconfigs"))) \
+            if os.path.isdir(os.path.join(tree, "defconfigs")) else []
+        raise RetrofiError(f"unknown defconfig '{defconfig}'", where=tree,
+                           fix="use one of: " + (", ".join(known) or "(the tree has none)"))
     parent = os.path.join(cache, "build")
-    final = os.path.join(parent, f"{kernel.name}-{key}")
-    stamp = os.path.join(final, ".retrofi-build.json")
-    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
-    if os.path.exists(stamp):
-        data = json.load(open(stamp))
-        shutil.copyfile(os.path.join(final, ".retrofi-build.log"), log_path)
-        return BuildResult(kernel.name, True, final, log_path, data["seconds"],
-                           tuple(data["warnings"]), tuple(data["modules"]), cached=True)
-    os.makedirs(parent, exist_ok=True)
-    for old in os.listdir(parent):
-        if old.startswith(f"{kernel.name}-"):
-            shutil.rmtree(os.path.join(parent, old), ignore_errors=True)
-    work = final
-    shutil.copytree(tree, work, symlinks=True)
+    with _disk_errors(parent, kernel.name):
+        os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+        os.makedirs(parent, exist_ok=True)
+        while True:
+            # The output tree is read under a shared lock: a concurrent
+            # generate swaps a new one into its directory only when no one
+            # reads it.
+            with retrofi_fs.dir_lock(os.path.dirname(os.path.abspath(tree)), shared=True):
+                key = build_key(tree, kernel, api_level, defconfig)
+                final = os.path.join(parent, f"{kernel.name}-{key}")
+                with _target_lock(parent, kernel.name):
+                    state, fd = _claim(tree, parent, final, kernel.name)
+            if state == "cached":
+                return _cached(final, kernel, log_path)
+            if state == "mine":
+                break
+            log(f"{kernel.name}: waiting for another retrofi run that is building {final}")
+            wait = os.open(final, os.O_RDONLY | os.O_DIRECTORY)
+            fcntl.flock(wait, fcntl.LOCK_SH)
+            os.close(wait)
+        try:
+            result = _make(final, kernel, log_path, api_level, defconfig, jobs)
+            with _target_lock(parent, kernel.name):
+                if result.ok:
+                    with open(os.path.join(final, STAMP + ".tmp"), "w") as f:
+                        json.dump({"seconds": result.seconds, "warnings": list(result.warnings),
+                                   "modules": list(result.modules)}, f)
+                    os.rename(os.path.join(final, STAMP + ".tmp"), os.path.join(final, STAMP))
+                    _hold(final, fd)
+                    fd = None
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return result
+
+
+def _make(work, kernel, log_path, api_level, defconfig, jobs):
     argv = ["make", "-C", work, f"-j{jobs or os.cpu_count() or 2}", f"KLIB={kernel.headers}"]
     if api_level:
         argv.append(f"API_LEVEL={api_level}")
     if kernel.cc:
         argv.append(f"CC={kernel.cc}")
+    build_log = os.path.join(work, LOG)
+    with open(build_log, errors="replace") as f:
+        resumed = "\n$ make -C " in "\n" + f.read()      # an earlier attempt started
     started = time.monotonic()
-    with open(log_path, "w") as log:
+    with open(build_log, "a") as out:
+        if resumed:
+            log(f"{kernel.name}: resuming the unfinished build in {work}")
+            out.write("# retrofi: resuming a build that did not finish\n")
+        else:
+            log(f"{kernel.name}: building in {work}")
         if defconfig != "wifi":
-            p = subprocess.run(["make", "-C", work, f"defconfig-{defconfig}"], stdout=log,
+            out.write(f"$ make -C {work} defconfig-{defconfig}\n")
+            out.flush()
+            p = subprocess.run(["make", "-C", work, f"defconfig-{defconfig}"], stdout=out,
                                stderr=subprocess.STDOUT)
             if p.returncode != 0:
-                raise RetrofiError(f"unknown defconfig '{defconfig}'", where=work,
-                                   fix="see make -C <tree> list-defconfigs")
-        log.write("$ " + " ".join(argv) + "\n")
-        log.flush()
-        p = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT)
+                shutil.copyfile(build_log, log_path)
+                return BuildResult(kernel.name, False, work, log_path, 0.0, (), (),
+                                   reason=f"make defconfig-{defconfig} failed")
+        out.write("$ " + " ".join(argv) + "\n")
+        out.flush()
+        p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT)
     seconds = time.monotonic() - started
-    text = open(log_path, errors="replace").read()
+    shutil.copyfile(build_log, log_path)
+    text = open(build_log, errors="replace").read()
     warnings = tuple(l for l in text.splitlines() if WARNING_RE.search(l))
     if p.returncode != 0:
-        errors = [l for l in text.splitlines() if "error" in l.lower()]
+        attempt = text[text.rfind("\n$ make -C ") + 1:]
+        if DISK_FULL_RE.search(attempt):
+            return BuildResult(kernel.name, False, work, log_path, seconds, warnings, (),
+                               reason=f"the disk is full ({work}); free some space or set "
+                                      f"RETROFI_CACHE to a larger disk, then run again: "
+                                      f"the build resumes")
+        errors = [l for l in attempt.splitlines() if "error" in l.lower()]
         reason = errors[0].strip() if errors else f"make exited {p.returncode}"
         return BuildResult(kernel.name, False, work, log_path, seconds, warnings, (),
                            reason=reason[:300])
@@ -135,8 +339,20 @@ def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jo
     if warnings:
         return BuildResult(kernel.name, False, work, log_path, seconds, warnings, modules,
                            reason=f"{len(warnings)} compiler warnings (first: {warnings[0].strip()[:200]})")
-    shutil.copyfile(log_path, os.path.join(work, ".retrofi-build.log"))
-    with open(stamp + ".tmp", "w") as f:
-        json.dump({"seconds": seconds, "warnings": list(warnings), "modules": list(modules)}, f)
-    os.rename(stamp + ".tmp", stamp)
-    return BuildResult(kernel.name, True, final, log_path, seconds, warnings, modules)
+    return BuildResult(kernel.name, True, work, log_path, seconds, warnings, modules)
+
+
+@contextlib.contextmanager
+def _disk_errors(where, name):
+    """A full or read-only cache while copying or logging: one clear error."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise RetrofiError(f"the disk is full (building target {name})", where=where,
+                               fix="free some space or set RETROFI_CACHE to a larger disk")
+        if e.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
+            raise RetrofiError(f"cannot write the build cache ({e.strerror})",
+                               where=e.filename or where,
+                               fix="make it writable or set RETROFI_CACHE to a writable directory")
+        raise

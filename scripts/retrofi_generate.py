@@ -21,6 +21,7 @@ renamed into place, atomically swapped with the previous output).
 """
 
 import concurrent.futures
+import contextlib
 import errno
 import fnmatch
 import os
@@ -54,7 +55,7 @@ REWRITE_SUFFIXES = (".c", ".h")
 # The input record is the kernel stage's: an extracted Debian linux-source
 # tree (package, version, path of the tree root, fixed mtime from the package).
 from retrofi_kernels import SourceTree  # noqa: E402,F401
-from retrofi_fs import swap_into_place  # noqa: E402
+from retrofi_fs import dir_lock, swap_into_place  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -312,6 +313,14 @@ def output_name(source, name=DEFAULT_NAME):
     return f"{name}-{source.version}"
 
 
+@contextlib.contextmanager
+def _work_dir(parent):
+    work = tempfile.mkdtemp(prefix=f".tmp-spatch-pid{os.getpid()}-", dir=parent)
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
 
 def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
            copy_missing=None):
@@ -324,8 +333,10 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
     mtime = source.mtime
 
     # 1. copy + rewrite the source files (cocci rules, in parallel per file).
+    # spatch works beside the tree, under a name _clean_stale recognises, so
+    # that a killed run leaves nothing behind for long.
     stop = threading.Event()
-    with tempfile.TemporaryDirectory(prefix="retrofi-spatch-") as work:
+    with _work_dir(os.path.dirname(tree)) as work:
         def one(idx_rel):
             idx, rel = idx_rel
             with open(os.path.join(source.path, rel), "rb") as f:
@@ -512,7 +523,10 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
             count = len(_tree_files(tree))
             _fix_dir_mtimes(tree, source.mtime)
             os.chmod(tree, 0o755)
-            old = swap_into_place(tree, final)
+            # Readers of the previous tree (a build copying it, a release
+            # packing it) hold a shared lock on out_dir.
+            with dir_lock(out_dir, shared=False):
+                old = swap_into_place(tree, final)
             tree = None
         except OSError as e:
             raise _os_error(e, out_dir)

@@ -43,6 +43,7 @@ FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
 MIN_FREE_FOR_LISTS = 200 << 20
 UNPACK_FACTOR = 5     # unpacked kernel packages take about this many times their .deb size
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOWNLOADS = []        # the packages this process downloaded, in order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,15 +290,20 @@ class _Progress(threading.Thread):
 
 
 def ensure_deb(cache, apt, pin):
-    """The path of the pinned .deb in the cache, downloading it if needed."""
+    """The path of the pinned .deb in the cache, downloading it if needed.
+
+    apt: a PrivateApt, or a function that makes one (only when a download
+    is needed)."""
     debs = os.path.join(cache, "debs")
     os.makedirs(debs, exist_ok=True)
     path = os.path.join(debs, os.path.basename(pin["filename"]))
+    why = "not in the cache"
     if os.path.exists(path):
         if deb_ok(path, pin):
             return path
         log(f"{os.path.basename(path)}: corrupt or truncated in the cache "
             f"(sha256 or size differs from kernel-matrix.lock); fetching it again")
+        why = "the cached copy was corrupt or truncated"
         os.unlink(path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path + ".sha256")
@@ -305,11 +311,18 @@ def ensure_deb(cache, apt, pin):
     tmp = os.path.join(debs, f".partial-{pin['name']}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
+    if callable(apt):
+        apt = apt()
+    DOWNLOADS.append(pin["name"])
     log(f"downloading {pin['name']} {pin['version']} ({pin['size'] >> 20} MiB)")
     progress = _Progress(tmp, pin["name"], pin["size"])
     progress.start()
     try:
-        got = apt.download(pin, tmp)
+        try:
+            got = apt.download(pin, tmp)
+        except RetrofiError as e:
+            raise RetrofiError(f"cannot download {pin['name']} {pin['version']} ({why}): {e.what}",
+                               where=e.where, fix=e.fix, code=e.code)
         if os.path.getsize(got) != pin["size"] or retrofi_apt.sha256_file(got) != pin["sha256"]:
             raise RetrofiError(f"downloaded {os.path.basename(got)} does not match the sha256 "
                                f"in the lock file", where="kernel-matrix.lock",
@@ -544,13 +557,19 @@ def fetch(matrix, names=None, cache=None, with_source=True):
             log(f"pins written to {os.path.relpath(lpath)}")
 
         work = 0
+        downloads = len(DOWNLOADS)
         source = None
+        # Every pinned .deb is present and complete (a cheap size and stamp
+        # check; hashed when unknown): one that is missing, truncated or
+        # corrupt is fetched again even when its tree is unpacked, so that
+        # `kernels --verify` finds nothing wrong after a `kernels` run.
         if with_source:
             entry = entries["source"]
             directory = os.path.join(cache, "source", f"{entry['packages'][0]['name']}_"
                                                       f"{entry['packages'][0]['version']}")
+            suites = matrix.source.suites
+            deb = ensure_deb(cache, lambda: apt_for(suites), entry["packages"][0])
             if not _stamp_ok(directory, entry_digest(entry)):
-                deb = ensure_deb(cache, apt_for(matrix.source.suites), entry["packages"][0])
                 unpack_source(cache, matrix.source, entry, deb)
                 work += 1
             source = _source_record(directory)
@@ -558,17 +577,19 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         for t in _items(matrix, names):
             entry = entries[t.key]
             directory = os.path.join(cache, "targets", t.name)
+            debs = [ensure_deb(cache, lambda s=t.suites: apt_for(s), p) for p in entry["packages"]]
             if not _stamp_ok(directory, entry_digest(entry)):
-                debs = [ensure_deb(cache, apt_for(t.suites), p) for p in entry["packages"]]
                 unpack_target(cache, t, entry, debs)
                 work += 1
             targets[t.name] = _target_record(directory, t, entry)
         elapsed = time.monotonic() - started
-        if work == 0:
+        fetched = len(DOWNLOADS) - downloads
+        if work == 0 and fetched == 0:
             log(f"all {len(items)} kernels present, unpacked trees match the lock file; "
                 f"nothing to do ({elapsed:.1f} s)")
         else:
-            log(f"{work} of {len(items)} fetched and unpacked ({elapsed:.0f} s)")
+            log(f"{work} of {len(items)} kernels unpacked, {fetched} package(s) downloaded "
+                f"({elapsed:.0f} s)")
     return Kernels(source=source, targets=targets)
 
 

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 
 from retrofi_errors import RetrofiError
+from retrofi_fs import dir_lock
 
 XZ_PRESET = 6
 XZ_CHECK = lzma.CHECK_CRC64
@@ -97,7 +98,9 @@ def release(tree: str, dest_dir: str, mtime: int) -> ReleaseResult:
     name = os.path.basename(tree)
     try:
         os.makedirs(dest_dir, exist_ok=True)
-        data = tar_bytes(tree, name, int(mtime))
+        # A concurrent generate swaps a new tree in only when no one reads it.
+        with dir_lock(os.path.dirname(tree), shared=True):
+            data = tar_bytes(tree, name, int(mtime))
         xz = lzma.compress(data, format=lzma.FORMAT_XZ, check=XZ_CHECK,
                            preset=XZ_PRESET)
         digest = hashlib.sha256(xz).hexdigest()

@@ -40,12 +40,19 @@ def test_build_is_reused_until_an_input_changes(kernel, tmp_path):
     # Build products in the source tree do not change its identity...
     (tmp_path / "t" / "tiny.o").write_text("x")
     assert retrofi_build.build(tree, kernel, str(tmp_path / "b3.log"), cache=cache).cached
-    # ...but a source change does.
+    # ...but a source change does. The older build stays while this process
+    # uses it, and goes once no run does.
     with open(os.path.join(tree, "tiny.c"), "a") as f:
         f.write("/* changed */\n")
     changed = retrofi_build.build(tree, kernel, str(tmp_path / "b4.log"), cache=cache)
     assert changed.ok and not changed.cached and changed.tree != first.tree
-    assert not os.path.exists(first.tree)
+    assert os.path.isfile(os.path.join(first.tree, "tiny.ko"))
+    retrofi_build.release(first.tree)
+    with open(os.path.join(tree, "tiny.c"), "a") as f:
+        f.write("/* changed again */\n")
+    third = retrofi_build.build(tree, kernel, str(tmp_path / "b5.log"), cache=cache)
+    assert third.ok and not os.path.exists(first.tree)
+    assert os.path.isdir(changed.tree), "still used by this process"
 
 
 @pytest.mark.network

@@ -1,0 +1,77 @@
+"""Interruptions: Ctrl-C (SIGINT), SIGTERM and SIGHUP end a run cleanly.
+
+install() turns each into a KeyboardInterrupt in the main thread, so that
+every stage's cleanup runs (temporary trees are removed, nothing
+half-written is kept), and stops the run's child processes: a child in a
+session of its own (QEMU) never sees the terminal's Ctrl-C, and a stage
+running in a worker thread would otherwise go on until its child exits.
+Until the process ends, children started after the interrupt (a queued
+target's next stage) are stopped too.  A second signal during the cleanup
+is ignored, so that the cleanup itself is not cut short (SIGKILL still
+stops everything at once).
+"""
+
+import os
+import signal
+import threading
+import time
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_state = {"signal": None}
+
+
+def install():
+    for sig in SIGNALS:
+        signal.signal(sig, _handler)
+
+
+def exit_code():
+    """128 + the signal that interrupted the run (130 for Ctrl-C)."""
+    return 128 + (_state["signal"] or signal.SIGINT)
+
+
+def _handler(signum, frame):
+    if _state["signal"] is not None:
+        return
+    _state["signal"] = signum
+    threading.Thread(target=_stop_children, name="retrofi-interrupt", daemon=True).start()
+    raise KeyboardInterrupt
+
+
+def _descendants(root):
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        parents.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _stop(pid):
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGTERM)   # its own process group (QEMU)
+        else:
+            os.kill(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop_children():
+    me = os.getpid()
+    while True:
+        for pid in _descendants(me):
+            _stop(pid)
+        time.sleep(0.2)
