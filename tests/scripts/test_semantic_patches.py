@@ -93,3 +93,21 @@ def test_rule_pair(rule, input_path, tmp_path):
             tofile=f"spatch {rule.name} {os.path.basename(input_path)}"))
         pytest.fail(f"{rule.name} output differs from "
                     f"{os.path.relpath(expected_path, REPO)}:\n{diff}")
+
+
+def test_every_probe_a_rule_tests_is_in_the_probe_list():
+    """A rule's RETROFI_API_HAS(a,b,c, name) reads RETROFI_HAVE_name, which
+    compat/probe.sh defines only for the names in compat/probes.list."""
+    import re
+    with open(os.path.join(REPO, "compat", "probes.list")) as f:
+        probes = {line.split("|")[0].strip() for line in f
+                  if line.strip() and not line.startswith("#")}
+    used = {}
+    for r in _rules():
+        with open(r.path) as f:
+            for name in re.findall(r"RETROFI_API_HAS\(\s*\d+\s*,\s*\d+\s*,\s*\d+\s*,"
+                                   r"\s*(\w+)\s*\)", f.read()):
+                used.setdefault(name, r.name)
+    assert used, "no rule uses a probe (RETROFI_API_HAS)"
+    missing = {n: rule for n, rule in used.items() if n not in probes}
+    assert not missing, f"probes used by rules but not in compat/probes.list: {missing}"

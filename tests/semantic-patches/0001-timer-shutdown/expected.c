@@ -10,7 +10,7 @@ struct ctx {
 void stop_one(struct ctx *c)
 {
 	
-#if RETROFI_LINUX_IS_GEQ(6,2,0)
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
 	timer_shutdown_sync(&c->timer);
 #else
 	del_timer_sync(&c->timer);
@@ -23,14 +23,14 @@ void stop_cond(struct ctx *c, bool both)
 {
 	if (both) {
 		
-#if RETROFI_LINUX_IS_GEQ(6,2,0)
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
 		timer_shutdown_sync(&c->other);
 #else
 		del_timer_sync(&c->other);
 #endif
 	}
 	
-#if RETROFI_LINUX_IS_GEQ(6,2,0)
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
 	timer_shutdown(&c->timer);
 #else
 	del_timer(&c->timer);

@@ -1,0 +1,52 @@
+// Test input for 0001-timer-shutdown: every call the stack makes, as in
+// 6.12's net/mac80211/agg-rx.c, net/mac80211/mesh_pathtbl.c and
+// drivers/net/wireless/ath/ath9k/channel.c (two calls in a row).
+#include <linux/timer.h>
+
+static void ieee80211_free_tid_rx(struct rcu_head *h)
+{
+	struct tid_ampdu_rx *tid_rx =
+		container_of(h, struct tid_ampdu_rx, rcu_head);
+
+	
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
+	timer_shutdown_sync(&tid_rx->session_timer);
+#else
+	del_timer_sync(&tid_rx->session_timer);
+#endif
+	
+	kfree(tid_rx->reorder_buf);
+}
+
+static void mesh_path_free_rcu(struct mesh_table *tbl, struct mesh_path *mpath)
+{
+	spin_lock_bh(&mpath->state_lock);
+	mpath->flags |= MESH_PATH_RESOLVING | MESH_PATH_DELETED;
+	spin_unlock_bh(&mpath->state_lock);
+	
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
+	timer_shutdown_sync(&mpath->timer);
+#else
+	del_timer_sync(&mpath->timer);
+#endif
+	
+	atomic_dec(&sdata->u.mesh.mpaths);
+}
+
+void ath9k_deinit_channel_context(struct ath_softc *sc)
+{
+	
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
+	timer_shutdown_sync(&sc->sched.timer);
+#else
+	del_timer_sync(&sc->sched.timer);
+#endif
+	
+	
+#if RETROFI_API_HAS(6,2,0, timer_shutdown)
+	timer_shutdown_sync(&sc->offchannel.timer);
+#else
+	del_timer_sync(&sc->offchannel.timer);
+#endif
+
+}
