@@ -22,7 +22,10 @@
  * <trace/trace_events.h> and <trace/perf.h>, the only ones in which
  * __assign_str is defined and TP_STRUCT__entry expands to code), __string()
  * copies its source as soon as it has set the string's location, and
- * __assign_str(dst) has nothing left to do. The source is the same
+ * __assign_str(dst) has nothing left to do. The kernel leaves __assign_str
+ * defined after a trace header's passes; our <trace/trace_events.h>
+ * forgets it before the next header's, so that several trace headers can
+ * be created in one file (mac80211's trace.c creates two). The source is the same
  * expression the length was taken from in the get_offsets pass, as in 6.10.
  * Like the kernel's own stage macros, __string() here is a list of
  * statements that TP_STRUCT__entry pastes into the callback's body (which

@@ -205,3 +205,210 @@ def test_every_compat_guard_is_closed_with_its_version():
                 if opens != closes:
                     bad.append(f"{f}: {opens} version guards, {closes} closed with '#endif /* < X.Y */'")
     assert bad == []
+
+
+def build_module(tmp_path, klib, files, api_level=None, cc="", force_version_h=False):
+    """compat.ko and one module, retrofi_test, made of FILES ({name: text}; the
+    objects are the .c files), built the way the output tree builds the
+    stack: compat headers first, probes run against KLIB, and with
+    FORCE_VERSION_H the output tree's force-included retrofi/version.h.
+    Returns (module path, probes.h text, build output)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(os.path.join(REPO, "include"), tree / "include")
+    shutil.copy(os.path.join(REPO, "drivers", "out-tree", "include", "retrofi", "version.h"),
+                tree / "include" / "retrofi" / "version.h")
+    shutil.copytree(os.path.join(REPO, "compat"), tree / "compat")
+    (tree / "compat" / "retrofi-version.h").write_text(
+        '#define RETROFI_PROJECT_VERSION "test"\n#define RETROFI_SOURCE_KERNEL "test"\n')
+    (tree / "mod").mkdir()
+    for name, text in files.items():
+        (tree / "mod" / name).write_text(text)
+    objs = " ".join(n[:-2] + ".o" for n in sorted(files) if n.endswith(".c"))
+    (tree / "mod" / "Kbuild").write_text(
+        f"obj-m += retrofi_test.o\nretrofi_test-y := {objs}\nccflags-y += -I$(src)\n")
+    (tree / "Kbuild").write_text("obj-m += compat/ mod/\n")
+    probes = tree / "include" / "retrofi" / "probes.h"
+    p = subprocess.run(["sh", str(tree / "compat" / "probe.sh"), klib, str(tree / "compat" / "probes.list"),
+                        str(probes)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    flags = f"-I{tree}/include"
+    if force_version_h:
+        flags += f" -include {tree}/include/retrofi/version.h"
+    if api_level:
+        flags += f" -DRETROFI_API_CODE={api_code(api_level)}"
+    argv = ["make", "-C", klib, f"M={tree}", f"NOSTDINC_FLAGS={flags}", "modules"]
+    if cc:
+        argv.append(f"CC={cc}")
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return tree / "mod" / "retrofi_test.ko", probes.read_text(), p
+
+
+TIMER_TEARDOWN = """\
+#include <linux/module.h>
+#include <linux/timer.h>
+
+static struct timer_list t;
+
+static void fire(struct timer_list *unused)
+{
+}
+
+static int __init start(void)
+{
+	timer_setup(&t, fire, 0);
+	return 0;
+}
+
+static void __exit stop(void)
+{
+	timer_shutdown_sync(&t);
+	timer_shutdown(&t);
+}
+
+module_init(start);
+module_exit(stop);
+MODULE_LICENSE("GPL");
+"""
+
+
+def rewritten_by_timer_rule(tmp_path):
+    """TIMER_TEARDOWN as semantic-patches/0001-timer-shutdown rewrites it."""
+    import retrofi_generate as gen
+    src = tmp_path / "in.c"
+    src.write_text(TIMER_TEARDOWN)
+    out = tmp_path / "out.c"
+    p = subprocess.run([gen.SPATCH, "--sp-file",
+                        os.path.join(REPO, "semantic-patches", "0001-timer-shutdown.cocci"),
+                        *gen.SPATCH_OPTIONS, str(src), "-o", str(out)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert out.exists(), p.stdout
+    text = out.read_text()
+    assert text.count("RETROFI_API_HAS(6,2,0, timer_shutdown)") == 2, text
+    return text
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target,api_level,keeps_shutdown", [
+    ("6.12", None, True),
+    ("6.1", None, True),            # 6.1.158+ exports timer_shutdown[_sync]()
+    ("6.12", "6.2", True),          # a shape at 6.2 still has it
+    ("6.1", "2.6.26", False),       # a shape below 6.2 runs the old teardown
+])
+def test_timer_rule_keeps_timer_shutdown_wherever_the_target_has_it(kernels, tmp_path, target,
+                                                                    api_level, keeps_shutdown):
+    code = rewritten_by_timer_rule(tmp_path)
+    ko, probes, p = build_module(tmp_path, kernels[target].headers, {"mod.c": code},
+                                 api_level=api_level, force_version_h=True)
+    assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
+    assert probe_value(probes, "timer_shutdown") == 1
+    undefined = subprocess.run(["nm", "-u", str(ko)], stdout=subprocess.PIPE, text=True,
+                               check=True).stdout.split()
+    shutdown = {"timer_shutdown_sync", "timer_shutdown"} & set(undefined)
+    if keeps_shutdown:
+        assert shutdown == {"timer_shutdown_sync", "timer_shutdown"}, undefined
+    else:
+        assert not shutdown, undefined
+
+
+@pytest.mark.network
+def test_timer_probe_sees_timer_shutdown_removed_from_the_headers(kernels, tmp_path):
+    """A 6.1 without the stable backport (before 6.1.158) tears down with
+    del_timer_sync(): the probe, not the version, decides."""
+    klib, common = copy_headers(kernels["6.1"], tmp_path / "h")
+    timer_h = common / "include" / "linux" / "timer.h"
+    text = timer_h.read_text()
+    for decl in ("extern int timer_shutdown_sync(struct timer_list *timer);\n",
+                 "extern int timer_shutdown(struct timer_list *timer);\n"):
+        assert decl in text, decl
+        text = text.replace(decl, "")
+    timer_h.write_text(text)
+    code = rewritten_by_timer_rule(tmp_path)
+    ko, probes, p = build_module(tmp_path, klib, {"mod.c": code}, force_version_h=True)
+    assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
+    assert probe_value(probes, "timer_shutdown") == 0
+    undefined = subprocess.run(["nm", "-u", str(ko)], stdout=subprocess.PIPE, text=True,
+                               check=True).stdout.split()
+    assert not {"timer_shutdown_sync", "timer_shutdown"} & set(undefined), undefined
+
+
+TWO_TRACE_HEADERS = {
+    "trace_a.h": """\
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM retrofi_a
+
+#if !defined(_TRACE_A_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_A_H
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(retrofi_a,
+	TP_PROTO(const char *name),
+	TP_ARGS(name),
+	TP_STRUCT__entry(__string(name, name)),
+	TP_fast_assign(__assign_str(name);),
+	TP_printk("%s", __get_str(name))
+);
+#endif
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace_a
+#include <trace/define_trace.h>
+""",
+    "trace_b.h": """\
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM retrofi_b
+
+#if !defined(_TRACE_B_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_B_H
+#include <linux/tracepoint.h>
+
+DECLARE_EVENT_CLASS(retrofi_b_class,
+	TP_PROTO(const char *dev, const char *what, int n),
+	TP_ARGS(dev, what, n),
+	TP_STRUCT__entry(__string(dev, dev) __field(int, n) __string(what, what)),
+	TP_fast_assign(__assign_str(dev); __entry->n = n; __assign_str(what);),
+	TP_printk("%s %s %d", __get_str(dev), __get_str(what), __entry->n)
+);
+
+DEFINE_EVENT(retrofi_b_class, retrofi_b,
+	TP_PROTO(const char *dev, const char *what, int n),
+	TP_ARGS(dev, what, n)
+);
+#endif
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace_b
+#include <trace/define_trace.h>
+""",
+    "mod.c": """\
+#include <linux/module.h>
+#define CREATE_TRACE_POINTS
+#include "trace_a.h"
+#include "trace_b.h"
+
+static int __init start(void)
+{
+	trace_retrofi_a("a");
+	trace_retrofi_b("dev", "what", 1);
+	return 0;
+}
+
+module_init(start);
+MODULE_LICENSE("GPL");
+""",
+}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target", ["6.12", "6.1"])
+def test_two_trace_headers_with_one_argument_assign_str_build_in_one_file(kernels, tmp_path,
+                                                                          target):
+    """mac80211's trace.c creates trace.h and trace_msg.h: with 6.10's
+    one-argument __assign_str(), a second header created in the same file
+    must build on a kernel older than 6.10 too."""
+    ko, _, p = build_module(tmp_path, kernels[target].headers, TWO_TRACE_HEADERS)
+    assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
+    assert ko.exists()
