@@ -11,14 +11,15 @@ PYTEST_ARGS ?=
 
 export TARGETS
 
-.PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build report-merge \
-	list check check-fast
+.PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build stress \
+	report-merge list check check-fast
 
 all: help
 
 help:
 	@echo "make matrix          generate, build and boot-test the default targets (TARGETS=... for others)"
 	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
+	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"
 	@echo "make check           run the test suite"
 	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
@@ -48,6 +49,12 @@ matrix: bootstrap
 # Build only: every row says "not run" for the boot.
 matrix-build: bootstrap
 	$(RETROFI) matrix --no-boot
+
+# In the guest, instead of the guest tests: 50 unload/reload cycles of the
+# stack with an association after every 10th; zero splats.  Not in
+# `make check`.  Report: out/report-stress/.
+stress: bootstrap
+	$(RETROFI) matrix --stress
 
 # Combine CI shards' reports: make report-merge REPORTS="a/report.json b/report.json"
 report-merge:

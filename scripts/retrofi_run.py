@@ -13,6 +13,7 @@ import os
 import threading
 import time
 
+import retrofi_accel
 import retrofi_boot
 import retrofi_build
 import retrofi_generate
@@ -29,15 +30,35 @@ def say(target, msg):
         print(f"[{target}] {msg}", flush=True)
 
 
-def _test_rows(ktap):
+def _test_rows(ktap, expected_skips=()):
+    """One row per guest test; a nested skip the target does not declare
+    makes its parent test a failure (a skip is never a pass)."""
     status = {"ok": "pass", "not ok": "fail", "skip": "skip"}
-    return [retrofi_report.TestRow(t.name, status[t.status],
-                                   "\n".join(t.diagnostics[-20:]) or t.directive)
-            for t in ktap.tests]
+    declared = {e.test: e.reason for e in expected_skips}
+    rows = []
+    for t in ktap.tests:
+        st = status[t.status]
+        detail = "\n".join(t.diagnostics[-20:]) or t.directive
+        if st == "skip" and t.name not in declared:
+            st, detail = "fail", f"skipped, not an expected skip of this target: {t.directive}"
+        if t.subtests is not None:
+            bad = [(p, d) for p, d in retrofi_boot.unexpected_skips(t.subtests)
+                   if f"{t.name}/{p}" not in declared]
+            if bad and st == "pass":
+                st = "fail"
+                detail = "subtests skipped, not expected skips of this target: " + \
+                    ", ".join(f"{p} ({d})" for p, d in bad) + "\n" + detail
+        rows.append(retrofi_report.TestRow(t.name, st, detail))
+    return rows
 
 
-def run_target(target, kernel, tree, report_dir, boot=True, jobs=None):
-    """One target through build, initramfs and boot; returns a report Row."""
+def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
+               mode="tests"):
+    """One target through build, initramfs and boot; returns a report Row.
+
+    accel: the run's retrofi_accel.Accel (TCG when None).
+    mode:  what the guest runs: "tests" (every guest test) or "stress"
+           (tests/guest/init reads it from /etc/retrofi-mode)."""
     started = time.monotonic()
     logs = {}
     tdir = os.path.join(report_dir, target.name)
@@ -61,17 +82,25 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None):
     if b is not None and b.ok and boot:
         try:
             say(target.name, "initramfs")
-            initrd = retrofi_initramfs.build(kernel, b.tree)
+            initrd = retrofi_initramfs.build(kernel, b.tree,
+                                             config={"etc/retrofi-mode": f"{mode}\n"})
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
             r = retrofi_boot.boot(kernel, initrd, logs["console"], timeout=target.boot_timeout,
-                                  allowed_splats=target.allowed_splats)
+                                  allowed_splats=target.allowed_splats,
+                                  accel=accel.name if accel else "tcg",
+                                  expected_skips=[(e.test, e.reason)
+                                                  for e in target.expected_skips])
         except RetrofiError as e:
             row.boot, row.reason = "fail", e.format()
             say(target.name, row.reason)
         else:
             row.boot = r.status
-            row.tests = _test_rows(r.ktap)
+            row.accel = r.accel
+            if r.rerun:
+                row.notes.append(f"rerun under tcg: {r.rerun}")
+                say(target.name, f"rerun under tcg: {r.rerun}")
+            row.tests = _test_rows(r.ktap, target.expected_skips)
             if not r.ok:
                 row.reason = r.reason
             say(target.name, r.report().splitlines()[0])
@@ -79,7 +108,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None):
     return row
 
 
-def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None):
+def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None, mode="tests"):
     """Run the selected targets; write the report; return the rows."""
     selected = matrix.select(names or None)
     if not selected:
@@ -90,15 +119,20 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
     gen = retrofi_generate.generate(kernels.source, out_dir)
     print(gen.summary(), flush=True)
+    accel = None
+    if boot:
+        first = kernels.targets[matrix.real_target(selected[0]).name]
+        accel = retrofi_accel.choose(first, cache=cache)
     workers = max(1, min(len(selected), os.cpu_count() or 1))
     jobs = max(1, (os.cpu_count() or 1) // workers)
     rows = {}
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
-                            gen.out_path, report_dir, boot, jobs): t for t in selected}
+                            gen.out_path, report_dir, boot, jobs, accel, mode): t for t in selected}
         for fut in concurrent.futures.as_completed(futs):
             t = futs[fut]
             rows[t.name] = fut.result()
     ordered = [rows[t.name] for t in selected]
-    retrofi_report.write(ordered, report_dir)
+    retrofi_report.write(ordered, report_dir,
+                         accel={"name": accel.name, "reason": accel.reason} if accel else None)
     return ordered

@@ -46,12 +46,13 @@ def test_release_tarball_builds_with_dkms_for_6_1_without_touching_the_host(tmp_
     p = subprocess.run(["dkms", "build", "-m", "retrofi", "-v", version, "-k", kt.kernelrelease,
                         f"--kernelsourcedir={kt.headers}", *private],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = ""
-    for root, _, files in os.walk(dkms):
-        if "make.log" in files:
-            log = open(os.path.join(root, "make.log")).read()
+    logs = [os.path.join(root, "make.log") for root, _, files in os.walk(dkms)
+            if "make.log" in files]
+    log = "".join(open(path).read() for path in logs)
     assert p.returncode == 0, p.stdout[-2000:] + log[-4000:]
-    assert "warning:" not in log
+    # No log means no build was looked at: that is a failure, never a pass.
+    assert len(logs) == 1, f"dkms left {len(logs)} make.log files under {dkms}: {p.stdout[-2000:]}"
+    assert "CC [M]" in log and "warning:" not in log
     built = {f[:-3] for _, _, files in os.walk(dkms / "retrofi" / version / kt.kernelrelease)
              for f in files if f.endswith(".ko")}
     assert built == EXPECTED
