@@ -45,6 +45,28 @@ static inline void __list_cut_position(struct list_head *list,
 	new_first->prev = head;
 }
 
+/*
+ * The seed's list_cut_position() BUG()s where 6.12's returns without
+ * cutting: on an empty @head, and on a singular @head when @entry is
+ * neither @head nor its one entry. The body stays the seed's (DESIGN.md);
+ * at a forced API level the stack's only callers, ath9k's three in
+ * xmit.c (6.12), never pass such arguments (a frame is the buffers
+ * bf..bf->bf_lastbf, in a row on one list):
+ *  - ath_drain_txq_list(): inside "while (!list_empty(list))", @entry is
+ *    the first frame's last buffer; a singular @list holds one buffer,
+ *    which is then that frame's first and last, so @entry is its entry.
+ *  - ath_tx_processq(): @head is txq->axq_q, not empty (checked before),
+ *    and the call is made only if !list_is_singular(&lastbf->list), i.e.
+ *    axq_q holds more than lastbf; @entry, lastbf->list.prev, may be
+ *    @head itself: a cut at the head, which moves nothing.
+ *  - ath_tx_edma_tasklet(): @head is the tail FIFO, not empty (checked),
+ *    and the call is made only when lastbf is not its last entry (and
+ *    bf != lastbf), so it holds two entries or more.
+ * Where the seed's would BUG(), 6.12's would leave the frame on the list,
+ * and the first caller would meet it again forever: the driver relies on
+ * these preconditions on every kernel. The selftest runs the singular and
+ * cut-at-head cases and each of the three calls.
+ */
 #define list_cut_position LINUX_BACKPORT(list_cut_position)
 /**
  * list_cut_position - cut a list into two

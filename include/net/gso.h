@@ -14,7 +14,7 @@
 
 #include <retrofi/backport.h>
 
-#if RETROFI_LINUX_LESS(6, 4, 10) && !__has_include_next(<net/gso.h>)
+#if RETROFI_LINUX_LESS(6, 4, 10) && !__has_include_next("net/gso.h")
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #else
