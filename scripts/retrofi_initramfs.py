@@ -25,7 +25,7 @@ What goes in:
   - the compat selftest modules (tests/compat-selftest), built against the
     target with the output tree's compat headers and Module.symvers, in
     lib/modules/<kver>/extra/: retrofi_selftest at the target's real API
-    level, retrofi_selftest_api with the API level forced to 2.6.26 (the
+    level, retrofi_selftest_api with the API level forced to 2.6.21 (the
     inline additive shims, the seeds' list helpers among them, are what
     runs).
   - /init (tests/guest/init by default) and /dev/console.
@@ -81,7 +81,7 @@ GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", "ghash_generic", "aes_generi
 # The backported stack: the guest loads these from updates/.
 STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k",
                  "ath9k_hw", "ath9k_common", "ath5k")
-# The compat selftest at the real API level, and at API level 2.6.26.
+# The compat selftest at the real API level, and at API level 2.6.21.
 SELFTEST_MODULES = ("retrofi_selftest", "retrofi_selftest_api")
 
 

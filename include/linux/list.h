@@ -156,4 +156,61 @@ static inline size_t list_count_nodes(struct list_head *head)
 }
 #endif /* < 6.3 */
 
+/*
+ * list_first_entry() -- 2.6.22: mcgrof/compat and hauke/backports carry it
+ * in compat-2.6.22.h (guard < 2.6.22); the upstream commit title is not
+ * verified here. The first entry of a list that must not be empty.
+ * Additive; a macro, so it is replaced (redirected to a backport_ macro
+ * that the selftest can name) with 6.12's body.
+ */
+#if RETROFI_API_LESS(2, 6, 22)
+#undef list_first_entry
+#define list_first_entry LINUX_BACKPORT(list_first_entry)
+#define backport_list_first_entry(ptr, type, member) \
+	list_entry((ptr)->next, type, member)
+RETROFI_CENSUS(list_first_entry, "2.6.22", "additive",
+	       "compat-2.6.22.h of hauke/backports (title not verified)");
+#endif /* < 2.6.22 */
+
+/*
+ * list_first_entry_or_null() -- "list: introduce list_first_entry_or_null"
+ * (Jiri Pirko, May 2013, v3.10; cited by hauke/backports' commit that
+ * backported it): the first entry, or NULL for an empty list. 6.12's body
+ * reads head->next once. Additive.
+ */
+#if RETROFI_API_LESS(3, 10, 0)
+#undef list_first_entry_or_null
+#define list_first_entry_or_null LINUX_BACKPORT(list_first_entry_or_null)
+#define backport_list_first_entry_or_null(ptr, type, member) ({	\
+	struct list_head *head__ = (ptr);				\
+	struct list_head *pos__ = READ_ONCE(head__->next);		\
+	pos__ != head__ ? list_entry(pos__, type, member) : NULL;	\
+})
+RETROFI_CENSUS(list_first_entry_or_null, "3.10", "additive",
+	       "list: introduce list_first_entry_or_null (v3.10)");
+#endif /* < 3.10 */
+
+/*
+ * list_last_entry() -- "list: introduce list_last_entry(), use
+ * list_{first,last}_entry()" (Oleg Nesterov, November 2013, v3.13), and
+ * list_next_entry() from the same series ("list: introduce
+ * list_next_entry() and list_prev_entry()", v3.13; that title is not
+ * verified here). Additive; 6.12's bodies.
+ */
+#if RETROFI_API_LESS(3, 13, 0)
+#undef list_last_entry
+#define list_last_entry LINUX_BACKPORT(list_last_entry)
+#define backport_list_last_entry(ptr, type, member) \
+	list_entry((ptr)->prev, type, member)
+RETROFI_CENSUS(list_last_entry, "3.13", "additive",
+	       "list: introduce list_last_entry(), use list_{first,last}_entry() (v3.13)");
+
+#undef list_next_entry
+#define list_next_entry LINUX_BACKPORT(list_next_entry)
+#define backport_list_next_entry(pos, member) \
+	list_entry((pos)->member.next, typeof(*(pos)), member)
+RETROFI_CENSUS(list_next_entry, "3.13", "additive",
+	       "list: introduce list_next_entry() and list_prev_entry() (v3.13, title not verified)");
+#endif /* < 3.13 */
+
 #endif /* _RETROFI_LINUX_LIST_H */

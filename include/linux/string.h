@@ -21,4 +21,22 @@ void *kmemdup_array(const void *src, size_t count, size_t element_size,
 		    gfp_t gfp);
 #endif /* < 6.9 */
 
+/*
+ * memzero_explicit() -- "random: add and use memzero_explicit() for
+ * clearing data" (v3.18, and stable 3.17.3, 3.14.24, 3.12.33, 3.10.60,
+ * 3.4.106, 3.2.65; cited by hauke/backports, guard < 3.18): zero memory
+ * in a way the compiler may not drop as a dead store. Additive; 6.12's
+ * body.
+ */
+#if RETROFI_API_LESS(3, 18, 0)
+static inline void LINUX_BACKPORT(memzero_explicit)(void *s, size_t count)
+{
+	memset(s, 0, count);
+	barrier_data(s);
+}
+#define memzero_explicit LINUX_BACKPORT(memzero_explicit)
+RETROFI_CENSUS(memzero_explicit, "3.18", "additive",
+	       "random: add and use memzero_explicit() for clearing data (v3.18)");
+#endif /* < 3.18 */
+
 #endif /* _RETROFI_LINUX_STRING_H */

@@ -32,4 +32,86 @@
 }
 #endif /* < 6.7 */
 
+/*
+ * nla_put_in_addr(), nla_get_in_addr() -- 4.1; nla_put_u64_64bit() --
+ * 4.7; nla_memdup() -- 4.10; nla_nest_start_noflag() -- 5.2. Versions
+ * from hauke/backports' guards in its backport-include headers; the
+ * upstream commit titles are not verified here. Additive; 6.12's
+ * semantics, written over nla_put()/__nla_put() (nla_put_u64_64bit()
+ * checks the room for the attribute and its alignment padding first, as
+ * 6.12's nla_put_64bit() does).
+ */
+#if RETROFI_API_LESS(4, 1, 0)
+static inline int LINUX_BACKPORT(nla_put_in_addr)(struct sk_buff *skb,
+						  int attrtype, __be32 addr)
+{
+	__be32 tmp = addr;
+
+	return nla_put(skb, attrtype, sizeof(tmp), &tmp);
+}
+#define nla_put_in_addr LINUX_BACKPORT(nla_put_in_addr)
+RETROFI_CENSUS(nla_put_in_addr, "4.1", "additive",
+	       "hauke/backports backport-include guard (title not verified)");
+
+static inline __be32 LINUX_BACKPORT(nla_get_in_addr)(const struct nlattr *nla)
+{
+	return *(__be32 *)nla_data(nla);
+}
+#define nla_get_in_addr LINUX_BACKPORT(nla_get_in_addr)
+RETROFI_CENSUS(nla_get_in_addr, "4.1", "additive",
+	       "hauke/backports backport-include guard (title not verified)");
+#endif /* < 4.1 */
+
+#if RETROFI_API_LESS(4, 7, 0)
+static inline int LINUX_BACKPORT(nla_put_u64_64bit)(struct sk_buff *skb,
+						    int attrtype, u64 value,
+						    int padattr)
+{
+	u64 tmp = value;
+	bool pad = false;
+
+#ifndef CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS
+	/* The payload follows a 4-byte header: aligned only if the tail is not. */
+	pad = IS_ALIGNED((unsigned long)skb_tail_pointer(skb), 8);
+#endif
+	if (unlikely(skb_tailroom(skb) < nla_total_size(sizeof(tmp)) +
+					 (pad ? nla_total_size(0) : 0)))
+		return -EMSGSIZE;
+	if (pad)
+		__nla_put(skb, padattr, 0, NULL);
+	__nla_put(skb, attrtype, sizeof(tmp), &tmp);
+	return 0;
+}
+#define nla_put_u64_64bit LINUX_BACKPORT(nla_put_u64_64bit)
+RETROFI_CENSUS(nla_put_u64_64bit, "4.7", "additive",
+	       "hauke/backports backport-include guard (title not verified)");
+#endif /* < 4.7 */
+
+#if RETROFI_API_LESS(4, 10, 0)
+static inline void *LINUX_BACKPORT(nla_memdup)(const struct nlattr *src,
+					       gfp_t gfp)
+{
+	return kmemdup(nla_data(src), nla_len(src), gfp);
+}
+#define nla_memdup LINUX_BACKPORT(nla_memdup)
+RETROFI_CENSUS(nla_memdup, "4.10", "additive",
+	       "hauke/backports backport-include guard (title not verified)");
+#endif /* < 4.10 */
+
+#if RETROFI_API_LESS(5, 2, 0)
+static inline struct nlattr *
+LINUX_BACKPORT(nla_nest_start_noflag)(struct sk_buff *skb, int attrtype)
+{
+	struct nlattr *start = (struct nlattr *)skb_tail_pointer(skb);
+
+	if (nla_put(skb, attrtype, 0, NULL) < 0)
+		return NULL;
+
+	return start;
+}
+#define nla_nest_start_noflag LINUX_BACKPORT(nla_nest_start_noflag)
+RETROFI_CENSUS(nla_nest_start_noflag, "5.2", "additive",
+	       "hauke/backports backport-include guard (title not verified)");
+#endif /* < 5.2 */
+
 #endif /* _RETROFI_NET_NETLINK_H */

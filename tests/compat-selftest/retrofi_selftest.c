@@ -1162,6 +1162,9 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 	return NULL;
 }
 
+/* The additive shims back to 2.6.21 (their table entries: *_cases.h). */
+#include "retrofi_selftest_shapes.h"
+
 struct selftest {
 	const char *name;
 	const char *(*fn)(void);	/* NULL: left out of this build */
@@ -1215,6 +1218,7 @@ static const struct selftest tests[] = {
 	TX(x509_load_certificate_list_loads_and_stops_at_bad_entry,
 	   x509_load_certificate_list, 6, 3, 0),
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
+#include "retrofi_selftest_shapes_cases.h"
 };
 
 #define V_MAJOR(v) (((v) >> 16) & 0xff)

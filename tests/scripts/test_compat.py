@@ -122,7 +122,7 @@ EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_l
 def test_forced_api_module_uses_every_inline_shim_and_loads_with_compat(kernels, tmp_path,
                                                                         target):
     """retrofi_selftest_api, the guest's second selftest module: built at
-    2.6.26 whatever the target, it calls the inline shims (the seeds' list
+    2.6.21 whatever the target, it calls the inline shims (the seeds' list
     helpers, list_count_nodes, kfree_skb_reason) and needs no symbol that
     the target's compat.ko does not export."""
     tree, _ = build(tmp_path, kernels[target].headers)

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/overflow.h>
+ */
+#ifndef _RETROFI_LINUX_OVERFLOW_H
+#define _RETROFI_LINUX_OVERFLOW_H
+
+#include_next <linux/overflow.h>
+#include <linux/limits.h>
+#include <retrofi/backport.h>
+
+/*
+ * array_size(), struct_size() -- 4.18; flex_array_size() -- 5.9. The
+ * 5.10 tree in the cache has all three; hauke/backports and mcgrof/compat
+ * never needed them (their kernels had them), so neither the versions nor
+ * the upstream commit titles are verified here. Sizes for allocations that
+ * saturate at SIZE_MAX on overflow, so that the allocation fails instead
+ * of coming out short; for a constant count, a constant expression, as in
+ * 6.12. Additive. The redirects are object-like, so that the selftest can
+ * name the shim; array_size is also a parameter name in two media headers
+ * (v4l2), which the stack does not include. The saturating arithmetic is
+ * written out instead of 6.12's size_mul()/size_add() (5.18).
+ */
+#if RETROFI_API_LESS(4, 18, 0)
+static inline size_t retrofi_size_mul(size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b)
+		return SIZE_MAX;
+	return a * b;
+}
+
+static inline size_t retrofi_size_add(size_t a, size_t b)
+{
+	if (a > SIZE_MAX - b)
+		return SIZE_MAX;
+	return a + b;
+}
+
+#undef array_size
+#define array_size LINUX_BACKPORT(array_size)
+#define backport_array_size(a, b) retrofi_size_mul(a, b)
+RETROFI_CENSUS(array_size, "4.18", "additive",
+	       "overflow.h allocation size helpers (version and title not verified)");
+
+#undef struct_size
+#define struct_size LINUX_BACKPORT(struct_size)
+#define backport_struct_size(p, member, count)				\
+	__builtin_choose_expr(__is_constexpr(count),			\
+		sizeof(*(p)) + (count) * sizeof(*(p)->member) +		\
+			__must_be_array((p)->member),			\
+		retrofi_size_add(sizeof(*(p)),				\
+			retrofi_size_mul(count, sizeof(*(p)->member) +	\
+					 __must_be_array((p)->member))))
+RETROFI_CENSUS(struct_size, "4.18", "additive",
+	       "overflow.h allocation size helpers (version and title not verified)");
+#endif /* < 4.18 */
+
+#if RETROFI_API_LESS(5, 9, 0)
+#undef flex_array_size
+#define flex_array_size LINUX_BACKPORT(flex_array_size)
+#define backport_flex_array_size(p, member, count)			\
+	__builtin_choose_expr(__is_constexpr(count),			\
+		(count) * sizeof(*(p)->member) +			\
+			__must_be_array((p)->member),			\
+		retrofi_size_mul(count, sizeof(*(p)->member) +		\
+				 __must_be_array((p)->member)))
+RETROFI_CENSUS(flex_array_size, "5.9", "additive",
+	       "overflow.h flex_array_size() (version and title not verified)");
+#endif /* < 5.9 */
+
+#endif /* _RETROFI_LINUX_OVERFLOW_H */

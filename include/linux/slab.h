@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/slab.h>
+ */
+#ifndef _RETROFI_LINUX_SLAB_H
+#define _RETROFI_LINUX_SLAB_H
+
+#include_next <linux/slab.h>
+#include <linux/limits.h>
+#include <linux/string.h>
+#include <retrofi/backport.h>
+
+/*
+ * kmalloc_array() -- "slab: introduce kmalloc_array()" (Xi Wang, March
+ * 2012, v3.4; cited by hauke/backports, guard < 3.4): an array allocation
+ * that fails when n * size overflows. Additive; 6.12's semantics, the
+ * overflow test written out.
+ */
+#if RETROFI_API_LESS(3, 4, 0)
+static inline void *LINUX_BACKPORT(kmalloc_array)(size_t n, size_t size,
+						  gfp_t flags)
+{
+	if (size != 0 && n > SIZE_MAX / size)
+		return NULL;
+	return kmalloc(n * size, flags);
+}
+#define kmalloc_array LINUX_BACKPORT(kmalloc_array)
+RETROFI_CENSUS(kmalloc_array, "3.4", "additive",
+	       "slab: introduce kmalloc_array() (v3.4)");
+#endif /* < 3.4 */
+
+/*
+ * kfree_sensitive() -- "mm, treewide: rename kzfree() to
+ * kfree_sensitive()" (v5.9; cited by hauke/backports, guard < 5.9): zero
+ * the whole allocation (ksize(), not just what was asked for) before
+ * freeing it. Additive; 6.12's body without its KASAN unpoisoning.
+ */
+#if RETROFI_API_LESS(5, 9, 0)
+static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
+{
+	void *mem = (void *)p;
+	size_t ks;
+
+	if (ZERO_OR_NULL_PTR(mem))
+		return;
+	ks = ksize(mem);
+	if (ks)
+		memzero_explicit(mem, ks);
+	kfree(mem);
+}
+#define kfree_sensitive LINUX_BACKPORT(kfree_sensitive)
+RETROFI_CENSUS(kfree_sensitive, "5.9", "additive",
+	       "mm, treewide: rename kzfree() to kfree_sensitive() (v5.9)");
+#endif /* < 5.9 */
+
+#endif /* _RETROFI_LINUX_SLAB_H */
