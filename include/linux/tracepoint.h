@@ -11,7 +11,7 @@
 #include <retrofi/backport.h>
 
 /*
- * __assign_str(dst) -- "tracing: Remove second parameter to
+ * __assign_str(dst) -- "tracing/treewide: Remove second parameter of
  * __assign_str()" (v6.10): the source string is now given once, to
  * __string(item, src), and __assign_str() copies it. Before 6.10 the
  * event callback's __assign_str(dst, src) names the source again.

@@ -10,8 +10,8 @@
 
 /*
  * For the one-argument __assign_str() of <linux/tracepoint.h> (before
- * 6.10, "tracing: Remove second parameter to __assign_str()"): that shim
- * takes a defined __assign_str for "this pass fills in an event" (the
+ * 6.10, "tracing/treewide: Remove second parameter of __assign_str()"):
+ * that shim takes a defined __assign_str for "this pass fills in an event" (the
  * event callback and perf passes, which define it). The kernel leaves the
  * last definition in place when a trace header's passes are done, so a
  * second trace header created in the same file would run its first passes
