@@ -36,6 +36,7 @@ import subprocess
 import threading
 import time
 
+import retrofi_census
 import retrofi_fs
 import retrofi_kernels
 from retrofi_errors import RetrofiError
@@ -57,6 +58,7 @@ class BuildResult:
     modules: tuple         # built .ko paths, relative to tree
     cached: bool = False
     reason: str = ""
+    census: object = None  # retrofi_census.Census of the built modules (when ok)
 
     def summary(self):
         if self.cached:
@@ -248,7 +250,21 @@ def _claim(tree, parent, final, name):
 
 
 def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jobs=None):
-    """Build tree for kernel; returns a BuildResult (never raises for a compile failure)."""
+    """Build tree for kernel; returns a BuildResult (never raises for a compile
+    failure), with the census of its modules when it succeeded."""
+    result = _build(tree, kernel, log_path, cache, api_level, defconfig, jobs)
+    return _with_census(result)
+
+
+def _with_census(result):
+    """The shims in force in a successful build, read back from its modules."""
+    if not result.ok:
+        return result
+    return dataclasses.replace(result,
+                               census=retrofi_census.read(result.tree, result.modules))
+
+
+def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
     cache = cache or retrofi_kernels.cache_dir()
     if defconfig != "wifi" and not os.path.isfile(os.path.join(tree, "defconfigs", defconfig)):
         known = sorted(os.listdir(os.path.join(tree, "defconfigs"))) \

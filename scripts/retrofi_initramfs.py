@@ -49,6 +49,7 @@ import tempfile
 from typing import Tuple
 
 import retrofi_apt
+import retrofi_census
 import retrofi_debversion
 import retrofi_kernels
 from retrofi_errors import RetrofiError
@@ -336,9 +337,13 @@ def install_backport(tree, target, dest):
     return updates
 
 
-def build_selftest(tree, target, workdir):
+def build_selftest(tree, target, workdir, api_level=""):
     """tests/compat-selftest built against the target and the tree's compat.ko:
     the paths of its modules (SELFTEST_MODULES).
+
+    api_level: the API level the tree was built at (a shape target's);
+    retrofi_selftest is built at it too, so that it runs the shims the
+    stack runs there (retrofi_selftest_api has its own, fixed level).
 
     It is built at a fixed place beside the built tree (not in workdir, a
     temporary directory): the module embeds its build path, and a new path
@@ -354,6 +359,9 @@ def build_selftest(tree, target, workdir):
              f"-include {tree}/include/retrofi/version.h")
     argv = ["make", "-C", target.headers, f"M={src}", f"NOSTDINC_FLAGS={flags}",
             f"KBUILD_EXTRA_SYMBOLS={symvers}", "modules"]
+    if api_level:
+        code = retrofi_census.version_code(api_level, where=f"target {target.name}")
+        argv.append(f"RETROFI_SELFTEST_API_CODE={code}")
     if target.cc:
         argv.append(f"CC={target.cc}")
     out = _run(argv, f"building the compat selftest for target {target.name}")
@@ -367,7 +375,7 @@ def build_selftest(tree, target, workdir):
 
 
 def stage_modules(target, tree, stage, workdir, selftest=True,
-                  extra=GUEST_EXTRA_MODULES):
+                  extra=GUEST_EXTRA_MODULES, api_level=""):
     """Put the guest's modules into stage/lib/modules/<kver>; returns GuestModules."""
     krel = target.kernelrelease
     scratch = os.path.join(workdir, "install")
@@ -384,7 +392,7 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
     wanted, todo, copied, skipped_builtin = set(), list(backport) + list(extra), [], []
     if selftest:
         os.makedirs(os.path.join(moddir, "extra"))
-        for st in build_selftest(tree, target, workdir):
+        for st in build_selftest(tree, target, workdir, api_level):
             shutil.copy(st, os.path.join(moddir, "extra", os.path.basename(st)))
             todo += _depends(st)
     for name in backport:
@@ -541,13 +549,15 @@ def _content_digest(cpio):
     return h.hexdigest()
 
 
-def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None):
+def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None,
+          api_level=""):
     """The initramfs for target with the built output tree installed.
 
     tree:   the built output tree, or None for a guest without modules.
 
     init:   the guest's /init script (tests/guest/init; tests pass others).
     config: extra files for the guest, {path: text or bytes} (e.g. etc/retrofi.conf).
+    api_level: the API level tree was built at (shape targets), for the selftest.
     """
     cache = cache or retrofi_kernels.cache_dir()
     if not os.path.isfile(init):
@@ -563,7 +573,8 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None)
         with tempfile.TemporaryDirectory(prefix=".stage-", dir=outdir) as work:
             stage = os.path.join(work, "root")
             os.makedirs(stage)
-            mods = stage_modules(target, tree, stage, work, selftest=selftest)
+            mods = stage_modules(target, tree, stage, work, selftest=selftest,
+                                 api_level=api_level)
             _add_tree(cpio, stage)
     _add_userland(cpio, ul)
     for d in ("proc", "sys", "dev", "tmp", "run", "var/run", "etc", "root", "mnt"):

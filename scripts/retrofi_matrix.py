@@ -14,6 +14,7 @@ Schema (version 1):
       - name: "6.1"                     # unique, required
         kind: real                      # real | shape, required
         default: true                   # in `make matrix` without TARGETS
+                                        # (TARGETS=shapes: every kind: shape)
         # kind: real
         suites: [bookworm, bookworm-security]
         abi: "6.1.0-*"                  # Debian ABI name; '*' = one dash-free part
@@ -48,6 +49,7 @@ SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 PKG_GLOB_RE = re.compile(r"^[a-z0-9][a-z0-9.+*?-]*$")
+SHAPES = "shapes"          # the selection of every shape target (TARGETS=shapes)
 
 
 def abi_glob_regex(glob):
@@ -140,14 +142,21 @@ class Matrix:
                            fix=f"use one of: {names}")
 
     def select(self, names=None):
-        """The targets named (in matrix order), or the default ones."""
+        """The targets named (in matrix order), or the default ones.
+
+        The name "shapes" stands for every shape target."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
         for n in names:
-            t = self.target(n)
-            if t not in wanted:
-                wanted.append(t)
+            if n == SHAPES:
+                group = [t for t in self.targets if t.kind == "shape"]
+                if not group:
+                    raise RetrofiError("TARGETS=shapes, but the matrix has no shape target",
+                                       where=self.path, fix="add targets with kind: shape")
+            else:
+                group = [self.target(n)]
+            wanted += [t for t in group if t not in wanted]
         return [t for t in self.targets if t in wanted]
 
     def real_target(self, target):
@@ -265,6 +274,9 @@ def _parse_target(m, index):
     else:
         _check_keys(m, shape_keys, ["name", "kind", "default", "base", "api_level"], what)
     name = _str(m, "name", what, NAME_RE)
+    if name == SHAPES:
+        raise _SchemaError(f"a target cannot be named '{SHAPES}'", _line(m, "name"),
+                           f"rename it: TARGETS={SHAPES} selects every shape target")
     what = f"target '{name}'"
     default = m["default"]
     if not isinstance(default, bool):

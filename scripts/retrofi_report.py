@@ -37,6 +37,9 @@ class Row:
     logs: dict = dataclasses.field(default_factory=dict)    # name -> path
     accel: str = ""        # the accelerator the boot ran under ("" when not booted)
     notes: list = dataclasses.field(default_factory=list)   # e.g. "rerun under tcg: <why>"
+    # The shim census of the build (retrofi_census): one dict per shim in force,
+    # {name, since, kind, change, modules}.
+    shims: list = dataclasses.field(default_factory=list)
 
     @property
     def ok(self):

@@ -16,6 +16,7 @@ import time
 import retrofi_accel
 import retrofi_boot
 import retrofi_build
+import retrofi_census
 import retrofi_generate
 import retrofi_initramfs
 import retrofi_kernels
@@ -52,6 +53,24 @@ def _test_rows(ktap, expected_skips=()):
     return rows
 
 
+def _census(target, b, row):
+    """The row's shims in force; a shape whose build lacks a shim that must
+    be in force at its API level fails its build (the stack would run the
+    base kernel's own API there)."""
+    row.shims = b.census.rows()
+    say(target.name, f"{len(row.shims)} shims in force")
+    if target.kind != "shape":
+        return
+    row.notes.append(f"shape: the API of {target.api_level} on {b.target}, "
+                     f"{len(row.shims)} shims in force")
+    missing = retrofi_census.missing(b.census, retrofi_census.catalog(b.tree), target.api_level)
+    if missing:
+        row.build = "fail"
+        row.reason = (f"{len(missing)} shims that must be in force at API level "
+                      f"{target.api_level} are in no module: {', '.join(missing)}")
+        say(target.name, row.reason)
+
+
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
                mode="tests"):
     """One target through build, initramfs and boot; returns a report Row.
@@ -79,11 +98,14 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         row.build = "ok" if b.ok else "fail"
         if not b.ok:
             row.reason = b.reason
-    if b is not None and b.ok and boot:
+        else:
+            _census(target, b, row)
+    if b is not None and row.build == "ok" and boot:
         try:
             say(target.name, "initramfs")
             initrd = retrofi_initramfs.build(kernel, b.tree,
-                                             config={"etc/retrofi-mode": f"{mode}\n"})
+                                             config={"etc/retrofi-mode": f"{mode}\n"},
+                                             api_level=target.api_level)
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
             r = retrofi_boot.boot(kernel, initrd, logs["console"], timeout=target.boot_timeout,

@@ -50,8 +50,40 @@ def test_repository_matrix_is_valid(repo):
     assert m.source.package == "linux-source-6.12"
     names = [t.name for t in m.targets]
     assert {"6.12", "6.1", "5.10"} <= set(names)
-    assert [t.name for t in m.select()] == ["6.12", "6.1"]
+    assert [t.name for t in m.select()] == ["6.12", "6.1", "2.6.21"]
     assert not m.target("5.10").default
+
+
+SHAPE_LEVELS = ["2.6.21", "2.6.24", "2.6.27", "2.6.29", "3.0", "3.10", "4.4", "4.19"]
+
+
+def test_repository_shapes_share_one_base_and_shapes_selects_them_all(repo):
+    m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
+    shapes = m.select(["shapes"])
+    assert sorted(t.api_level for t in shapes) == sorted(SHAPE_LEVELS)
+    assert all(t.kind == "shape" and t.name == t.api_level for t in shapes)
+    assert len({t.base for t in shapes}) == 1           # one anchor to move
+    assert m.real_target(shapes[0]).kind == "real"
+    assert [t.name for t in m.select() if t.kind == "shape"] == ["2.6.21"]
+    # Moving the anchor moves every shape.
+    text = open(f"{repo}/kernel-matrix.yaml").read()
+    assert text.count("&shape_base") == 1
+    moved = retrofi_matrix.parse(text.replace('&shape_base "6.1"', '&shape_base "5.10"'))
+    assert {t.base for t in moved.select(["shapes"])} == {"5.10"}
+
+
+def test_shapes_selection_adds_to_named_targets_without_duplicates():
+    m = retrofi_matrix.parse(GOOD)
+    assert [t.name for t in m.select(["shape-2.6.26", "shapes", "6.1"])] == \
+        ["6.1", "shape-2.6.26"]
+    no_shapes = GOOD[:GOOD.index("  - name: shape-2.6.26")]
+    e = parse_error_select(no_shapes, "shapes")
+    assert "no shape target" in e.what and "kind: shape" in e.fix
+
+
+def test_a_target_named_shapes_is_refused():
+    e = parse_error(GOOD.replace("name: shape-2.6.26", "name: shapes"))
+    assert "cannot be named 'shapes'" in e.what and "m.yaml:" in e.where
 
 
 def test_good_matrix_gives_typed_targets():

@@ -1,0 +1,185 @@
+"""The shim census: which compat shims are in force in the built modules.
+
+Every compat shim records itself with RETROFI_CENSUS(name, "since", "kind",
+"change") (include/retrofi/backport.h) inside its guard: the object that
+compiles the shim carries the string "name|since|kind|change" in its
+non-allocated ELF section .retrofi_census. So the census is read back from
+the built modules themselves, never from what the headers say should
+happen:
+
+  read(tree, modules)   the shims in force, per module and in all
+  catalog(tree)         every shim the tree's compat layer has (the
+                        RETROFI_CENSUS lines of its include/ and compat/)
+  required(cat, level)  those that must be in force at an API level: the
+                        additive and probed shims of APIs newer than it
+  missing(census, cat, level)   required shims that no module carries
+
+A shape target (kind: shape, api_level: X) fails when missing() is not
+empty: a guard or an include that keeps a shim out of the stack at that
+level would otherwise let the target's own API run unnoticed.
+
+The ELF reader is this module's own (32/64-bit, either byte order), so no
+binutils are needed to read a census.
+"""
+
+import dataclasses
+import os
+import re
+import struct
+
+from retrofi_errors import RetrofiError
+
+SECTION = ".retrofi_census"
+KINDS = ("additive", "probed", "structural")
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+CENSUS_CALL_RE = re.compile(
+    r'RETROFI_CENSUS\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*((?:"[^"]*"\s*)+)\)')
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Shim:
+    name: str
+    since: str             # the kernel version that introduced the API, "4.13"
+    kind: str              # additive | probed | structural
+    change: str            # the upstream change it stands in for
+
+
+def version_code(v, where="API level"):
+    """KERNEL_VERSION() of "a.b[.c]" (c saturates at 255, as the Makefile's)."""
+    m = VERSION_RE.match(v or "")
+    if not m:
+        raise RetrofiError(f"'{v}' is not a kernel version", where=where,
+                           fix='write it like "2.6.21"')
+    a, b, c = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    return (a << 16) + (b << 8) + min(c, 255)
+
+
+# ---------------------------------------------------------------- ELF
+
+def elf_section(path, name=SECTION):
+    """The bytes of section `name` of ELF file `path`, or None without one."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise RetrofiError(f"cannot read module: {e.strerror}", where=path,
+                           fix="build the tree first")
+    if data[:4] != b"\x7fELF" or len(data) < 52:
+        raise RetrofiError("not an ELF file", where=path, fix="pass a built .ko or .o")
+    bits, order = data[4], {1: "<", 2: ">"}.get(data[5])
+    if bits not in (1, 2) or order is None:
+        raise RetrofiError("unknown ELF class or byte order", where=path,
+                           fix="pass a module built for this machine")
+    try:
+        if bits == 2:
+            shoff, = struct.unpack_from(order + "Q", data, 0x28)
+            shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", data, 0x3a)
+            hdr = order + "IIQQQQIIQQ"
+        else:
+            shoff, = struct.unpack_from(order + "I", data, 0x20)
+            shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", data, 0x2e)
+            hdr = order + "IIIIIIIIII"
+        sections = [struct.unpack_from(hdr, data, shoff + i * shentsize) for i in range(shnum)]
+        strtab = sections[shstrndx]
+        str_off = strtab[4]
+        for s in sections:
+            n_end = data.index(b"\0", str_off + s[0])
+            if data[str_off + s[0]:n_end].decode("ascii", "replace") == name:
+                return data[s[4]:s[4] + s[5]]
+    except (struct.error, IndexError, ValueError):
+        raise RetrofiError("truncated or corrupt ELF section table", where=path,
+                           fix="rebuild the module")
+    return None
+
+
+def parse(data, where="census"):
+    """The Shim records of a .retrofi_census section's bytes."""
+    shims = set()
+    for raw in data.split(b"\0"):
+        if not raw:
+            continue
+        fields = raw.decode("utf-8", "replace").split("|")
+        if len(fields) != 4 or fields[2] not in KINDS or not VERSION_RE.match(fields[1]):
+            raise RetrofiError(f"malformed census record {raw[:120]!r}", where=where,
+                               fix="RETROFI_CENSUS(name, \"X.Y\", \"additive|probed|structural\", "
+                                   "\"change\") in include/retrofi/backport.h's form")
+        shims.add(Shim(*fields))
+    return shims
+
+
+# ---------------------------------------------------------------- census
+
+@dataclasses.dataclass(frozen=True)
+class Census:
+    modules: dict          # module path (relative to the tree) -> sorted shim names
+    shims: tuple           # every Shim in force in any module, sorted by name
+
+    def names(self):
+        return {s.name for s in self.shims}
+
+    def rows(self):
+        """JSON-friendly: one dict per shim, with the modules that carry it."""
+        return [dict(dataclasses.asdict(s),
+                     modules=sorted(m for m, names in self.modules.items() if s.name in names))
+                for s in self.shims]
+
+
+def read(tree, modules):
+    """The census of the built modules (paths relative to tree)."""
+    per_module, every = {}, {}
+    for rel in modules:
+        path = os.path.join(tree, rel)
+        data = elf_section(path)
+        shims = parse(data, where=path) if data else set()
+        per_module[rel] = sorted(s.name for s in shims)
+        for s in shims:
+            seen = every.setdefault(s.name, s)
+            if seen != s:
+                raise RetrofiError(f"shim {s.name} is recorded twice, differently: "
+                                   f"{seen} and {s}", where=path,
+                                   fix="give one RETROFI_CENSUS() per shim name")
+    return Census(per_module, tuple(sorted(every.values())))
+
+
+def catalog(tree):
+    """Every shim the compat layer of tree (an output tree or this
+    repository) records, from the RETROFI_CENSUS() calls of its include/
+    and compat/ sources."""
+    shims = {}
+    for sub in ("include", "compat"):
+        for root, dirs, files in os.walk(os.path.join(tree, sub)):
+            dirs.sort()
+            for f in sorted(files):
+                if not f.endswith((".h", ".c")):
+                    continue
+                path = os.path.join(root, f)
+                text = open(path, errors="replace").read()
+                for m in CENSUS_CALL_RE.finditer(text):
+                    change = "".join(re.findall(r'"([^"]*)"', m.group(4)))
+                    s = Shim(m.group(1), m.group(2), m.group(3), change)
+                    line = text.count("\n", 0, m.start()) + 1
+                    if s.kind not in KINDS or not VERSION_RE.match(s.since):
+                        raise RetrofiError(f"RETROFI_CENSUS({s.name}, ...) has kind '{s.kind}' "
+                                           f"and version '{s.since}'", where=f"{path}:{line}",
+                                           fix="kind is additive, probed or structural; the "
+                                               "version is like \"4.13\"")
+                    if s.name in shims and shims[s.name] != s:
+                        raise RetrofiError(f"shim {s.name} is recorded twice, differently",
+                                           where=f"{path}:{line}",
+                                           fix="give one RETROFI_CENSUS() per shim name")
+                    shims[s.name] = s
+    return tuple(sorted(shims.values()))
+
+
+def required(cat, api_level):
+    """The shims of catalog cat that must be in force at api_level: every
+    additive or probed one for an API newer than the level."""
+    level = version_code(api_level)
+    return tuple(s for s in cat if s.kind in ("additive", "probed")
+                 and version_code(s.since) > level)
+
+
+def missing(census, cat, api_level):
+    """Names of the shims required at api_level that no module carries."""
+    have = census.names()
+    return sorted(s.name for s in required(cat, api_level) if s.name not in have)

@@ -1,0 +1,194 @@
+"""The shim census: RETROFI_CENSUS() records a shim in the object that
+compiles it, retrofi_census reads the records back from ELF files, and a
+shape row fails when a shim that must be in force at its level is not."""
+
+import os
+import re
+import subprocess
+import textwrap
+
+import pytest
+
+import retrofi_census
+import retrofi_matrix
+import retrofi_report
+import retrofi_run
+from retrofi_build import BuildResult
+from retrofi_errors import RetrofiError
+
+from conftest import REPO
+
+# A stand-in for the kernel's <linux/version.h>, enough for backport.h.
+VERSION_H = textwrap.dedent("""\
+    #define KERNEL_VERSION(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
+    #define LINUX_VERSION_CODE KERNEL_VERSION(6, 1, 192)
+    """)
+
+SHIMS_C = textwrap.dedent("""\
+    #include <retrofi/backport.h>
+    #if RETROFI_API_LESS(3, 13, 0)
+    RETROFI_CENSUS(list_last_entry, "3.13", "additive",
+                   "list: introduce list_last_entry() (v3.13)");
+    #endif
+    #if RETROFI_API_LESS(2, 6, 22)
+    RETROFI_CENSUS(list_first_entry, "2.6.22", "additive", "compat-2.6.22.h");
+    #endif
+    #if RETROFI_LINUX_LESS(6, 12, 0)
+    RETROFI_CENSUS(unaligned_h, "6.12", "structural", "move asm/unaligned.h");
+    #endif
+    int retrofi_census_test(void) { return 0; }
+    """)
+
+
+def compile_object(tmp_path, source=SHIMS_C, api_code=None, name="shims"):
+    inc = tmp_path / "inc" / "linux"
+    inc.mkdir(parents=True, exist_ok=True)
+    (inc / "version.h").write_text(VERSION_H)
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    obj = tmp_path / f"{name}.o"
+    argv = ["gcc", "-c", "-Wall", "-Werror", "-I", str(tmp_path / "inc"),
+            "-I", os.path.join(REPO, "include"), str(src), "-o", str(obj)]
+    if api_code is not None:
+        argv.insert(1, f"-DRETROFI_API_CODE={api_code}")
+    subprocess.run(argv, check=True)
+    return obj
+
+
+def test_census_reads_back_the_shims_compiled_below_the_api_level(tmp_path):
+    obj = compile_object(tmp_path, api_code=retrofi_census.version_code("2.6.21"))
+    census = retrofi_census.read(str(tmp_path), ["shims.o"])
+    assert [(s.name, s.since, s.kind) for s in census.shims] == [
+        ("list_first_entry", "2.6.22", "additive"),
+        ("list_last_entry", "3.13", "additive"),
+        ("unaligned_h", "6.12", "structural")]
+    assert census.modules == {"shims.o": ["list_first_entry", "list_last_entry", "unaligned_h"]}
+    assert census.rows()[1]["change"] == "list: introduce list_last_entry() (v3.13)"
+    assert census.rows()[1]["modules"] == ["shims.o"]
+    # Not allocated: the module loader never copies it into the kernel.
+    sections = subprocess.run(["readelf", "-SW", str(obj)], stdout=subprocess.PIPE,
+                              text=True, check=True).stdout
+    line = next(l for l in sections.splitlines() if ".retrofi_census" in l)
+    assert not re.search(r"\bA\b|\bWA\b|\bAX\b", line.split("PROGBITS", 1)[1]), line
+
+
+def test_census_at_the_real_level_holds_only_structural_shims(tmp_path):
+    compile_object(tmp_path)
+    census = retrofi_census.read(str(tmp_path), ["shims.o"])
+    assert census.names() == {"unaligned_h"}
+
+
+def test_census_between_levels_holds_only_newer_shims(tmp_path):
+    compile_object(tmp_path, api_code=retrofi_census.version_code("3.0"))
+    assert retrofi_census.read(str(tmp_path), ["shims.o"]).names() == \
+        {"list_last_entry", "unaligned_h"}
+
+
+def test_object_without_census_section_has_no_shims(tmp_path):
+    compile_object(tmp_path, source="int f(void) { return 1; }\n", name="plain")
+    assert retrofi_census.elf_section(str(tmp_path / "plain.o")) is None
+    assert retrofi_census.read(str(tmp_path), ["plain.o"]).modules == {"plain.o": []}
+
+
+def test_census_of_a_file_that_is_not_elf_is_one_error_naming_it(tmp_path):
+    (tmp_path / "x.ko").write_text("not a module\n")
+    with pytest.raises(RetrofiError) as e:
+        retrofi_census.read(str(tmp_path), ["x.ko"])
+    assert "not an ELF file" in e.value.what and e.value.where.endswith("x.ko")
+
+
+def test_malformed_census_record_is_refused():
+    with pytest.raises(RetrofiError) as e:
+        retrofi_census.parse(b"list_last_entry|3.13|sideways|x\0", where="m.ko")
+    assert "malformed census record" in e.value.what and e.value.where == "m.ko"
+    with pytest.raises(RetrofiError):
+        retrofi_census.parse(b"just a string\0")
+
+
+def test_version_code_matches_the_selftest_kbuild_and_the_makefile():
+    assert retrofi_census.version_code("2.6.21") == 132629
+    assert retrofi_census.version_code("2.6.26") == 132634
+    assert retrofi_census.version_code("4.4") == (4 << 16) + (4 << 8)
+    assert retrofi_census.version_code("2.6.300") == 132863       # sub saturates
+    kbuild = open(os.path.join(REPO, "tests", "compat-selftest", "Kbuild")).read()
+    assert "-DRETROFI_API_CODE=132629" in kbuild
+    with pytest.raises(RetrofiError) as e:
+        retrofi_census.version_code("two", where="target x")
+    assert "'two' is not a kernel version" in e.value.what and e.value.where == "target x"
+
+
+# ---------------------------------------------------------------- the repository
+
+def test_repository_has_40_additive_shims_from_2_6_22_to_5_10():
+    cat = retrofi_census.catalog(REPO)
+    lo, hi = retrofi_census.version_code("2.6.22"), retrofi_census.version_code("5.10")
+    additive = [s for s in cat if s.kind == "additive"
+                and lo <= retrofi_census.version_code(s.since) <= hi]
+    assert len(additive) >= 40, [s.name for s in additive]
+    # All of them are in force at 2.6.21 and none at 5.10.
+    required = {s.name for s in retrofi_census.required(cat, "2.6.21")}
+    assert {s.name for s in additive} <= required
+    assert not {s.name for s in additive} & \
+        {s.name for s in retrofi_census.required(cat, "5.10")}
+
+
+def test_every_censused_additive_shim_has_a_selftest_case_that_checks_it_ran():
+    cases = ""
+    d = os.path.join(REPO, "tests", "compat-selftest")
+    for f in sorted(os.listdir(d)):
+        if f.endswith((".c", ".h")):
+            cases += open(os.path.join(d, f)).read()
+    checked = set(re.findall(r"\bT[AX]\(\s*\w+,\s*(\w+),", cases))
+    cat = retrofi_census.catalog(REPO)
+    unchecked = [s.name for s in cat if s.kind == "additive" and s.name not in checked]
+    assert not unchecked
+
+
+def test_catalog_refuses_an_unknown_kind_naming_file_and_line(tmp_path):
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "x.h").write_text(
+        '/* x */\nRETROFI_CENSUS(foo, "3.1", "sideways", "a change");\n')
+    with pytest.raises(RetrofiError) as e:
+        retrofi_census.catalog(str(tmp_path))
+    assert "kind 'sideways'" in e.value.what and e.value.where.endswith("x.h:2")
+
+
+# ---------------------------------------------------------------- shape rows
+
+def shape_target(level):
+    return retrofi_matrix.Target(name=level, kind="shape", default=False, base="6.1",
+                                 api_level=level)
+
+
+def built(tmp_path, api_code):
+    """A 'built tree': include/ with the catalog, one module with a census."""
+    inc = tmp_path / "tree" / "include"
+    inc.mkdir(parents=True)
+    (inc / "shims.h").write_text(SHIMS_C)
+    compile_object(tmp_path, api_code=api_code)
+    os.replace(tmp_path / "shims.o", tmp_path / "tree" / "stack.ko")
+    tree = str(tmp_path / "tree")
+    census = retrofi_census.read(tree, ["stack.ko"])
+    return BuildResult("6.1", True, tree, "log", 1.0, (), ("stack.ko",), census=census)
+
+
+def test_shape_row_whose_modules_lack_a_required_shim_fails_naming_it(tmp_path):
+    # Built at 3.0, but the row shows 2.6.21: list_first_entry (2.6.22) is missing.
+    b = built(tmp_path, retrofi_census.version_code("3.0"))
+    row = retrofi_report.Row("2.6.21", "shape", "ok", "not run")
+    retrofi_run._census(shape_target("2.6.21"), b, row)
+    assert row.build == "fail" and not row.ok
+    assert "list_first_entry" in row.reason and "list_last_entry" not in row.reason
+    assert [s["name"] for s in row.shims] == ["list_last_entry", "unaligned_h"]
+
+
+def test_shape_row_with_every_required_shim_passes_and_says_it_is_a_shape(tmp_path):
+    b = built(tmp_path, retrofi_census.version_code("2.6.21"))
+    row = retrofi_report.Row("2.6.21", "shape", "ok", "not run")
+    retrofi_run._census(shape_target("2.6.21"), b, row)
+    assert row.build == "ok" and not row.reason
+    assert row.notes == ["shape: the API of 2.6.21 on 6.1, 3 shims in force"]
+    # The census survives the report's JSON.
+    (back,) = retrofi_report.from_json(retrofi_report.to_json([row]))
+    assert [s["name"] for s in back.shims] == ["list_first_entry", "list_last_entry",
+                                               "unaligned_h"]
