@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 export TARGETS
 
 .PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build stress \
-	report-merge list check check-fast
+	report-merge list check check-fast api-census
 
 all: help
 
@@ -90,3 +90,11 @@ refresh: bootstrap
 	@test -n "$(SOURCE)" || { echo "retrofi: error: make refresh needs SOURCE=<linux-source-X>"; \
 	  echo "  fix: e.g. make refresh SOURCE=linux-source-7.2"; exit 2; }
 	$(RETROFI) refresh --source "$(SOURCE)" --suites "$(SOURCE_SUITES)"
+
+# make api-census LEVEL=2.6.21: every API the compat layer knows that is
+# newer than LEVEL, shimmed (in force at that level) or structural (shown
+# only by a real kernel that old), with its upstream change. No kernel needed.
+api-census:
+	@test -n "$(LEVEL)" || { echo "retrofi: error: make api-census needs LEVEL=<kernel version>"; \
+	  echo "  fix: e.g. make api-census LEVEL=2.6.21"; exit 2; }
+	$(PYTHON) scripts/retrofi_census.py --level "$(LEVEL)"

@@ -183,3 +183,112 @@ def missing(census, cat, api_level):
     """Names of the shims required at api_level that no module carries."""
     have = census.names()
     return sorted(s.name for s in required(cat, api_level) if s.name not in have)
+
+
+# ---------------------------------------------------------------- api census
+
+GUARD_RE = re.compile(r"^#\s*if\b.*?RETROFI_(API_LESS|API_NEED|LINUX_LESS)\(\s*(\d+),\s*(\d+),\s*(\d+)")
+KIND_OF_GUARD = {"API_LESS": "additive", "API_NEED": "probed", "LINUX_LESS": "structural"}
+
+
+def _short_version(a, b, c):
+    return f"{a}.{b}.{c}" if c != "0" else f"{a}.{b}"
+
+
+def _blocks(tree):
+    """Every guarded block of the compat layer: (file, line, kind, since,
+    the first line of the comment above it, the census names inside)."""
+    out = []
+    for sub in ("include", "compat"):
+        for root, dirs, files in os.walk(os.path.join(tree, sub)):
+            dirs.sort()
+            for f in sorted(files):
+                if not f.endswith((".h", ".c")):
+                    continue
+                path = os.path.join(root, f)
+                lines = open(path, errors="replace").read().splitlines()
+                for i, line in enumerate(lines):
+                    m = GUARD_RE.match(line)
+                    if not m:
+                        continue
+                    # The comment that ends right above the guard.
+                    j, comment = i - 1, []
+                    if j >= 0 and lines[j].strip().endswith("*/"):
+                        while j >= 0 and not lines[j].lstrip().startswith("/*"):
+                            comment.insert(0, lines[j].strip().lstrip("*").strip())
+                            j -= 1
+                    what = " ".join(c for c in comment if c)
+                    depth, names = 0, []
+                    for k in range(i + 1, len(lines)):
+                        if re.match(r"^#\s*if", lines[k]):
+                            depth += 1
+                        elif re.match(r"^#\s*endif", lines[k]):
+                            if depth == 0:
+                                break
+                            depth -= 1
+                        names += re.findall(r"RETROFI_CENSUS\(\s*(\w+)", lines[k])
+                    out.append((os.path.relpath(path, tree), i + 1, KIND_OF_GUARD[m.group(1)],
+                                _short_version(*m.group(2, 3, 4)), what, names))
+    return out
+
+
+def api_census(tree, level):
+    """Every API the compat layer of tree knows that is newer than level, as
+    rows {api, since, kind, status, change, where}: status "shimmed" (an
+    additive or probed shim in force at level) or "structural" (compiled
+    only on real kernels older than since: a changed signature, structure
+    or header that a newer base cannot be made to show). A census record
+    names its shim; a block without one is named by its comment."""
+    code = version_code(level)
+    cat = {s.name: s for s in catalog(tree)}
+    rows = []
+    for path, line, kind, since, what, names in _blocks(tree):
+        if version_code(since) <= code:
+            continue
+        status = "structural" if kind == "structural" else "shimmed"
+        if names:
+            for n in names:
+                s = cat[n]
+                rows.append(dict(api=n, since=s.since, kind=s.kind, status=status,
+                                 change=s.change, where=f"{path}:{line}"))
+        else:
+            api, sep, change = what.partition(" -- ")
+            if not sep:         # no "name -- change" comment: name the block by its place
+                api, change = f"{path}:{line}", what
+            rows.append(dict(api=api, since=since, kind=kind, status=status,
+                             change=(change or what)[:160], where=f"{path}:{line}"))
+    rows.sort(key=lambda r: (r["status"] != "shimmed", version_code(r["since"]), r["api"]))
+    return rows
+
+
+def markdown(rows, level):
+    shimmed = sum(1 for r in rows if r["status"] == "shimmed")
+    out = [f"API census at {level}: {shimmed} shimmed, {len(rows) - shimmed} structural "
+           f"({len(rows)} APIs newer than {level})", "",
+           "| API | since | kind | at this level | upstream change |",
+           "|---|---|---|---|---|"]
+    for r in rows:
+        change = r["change"].replace("|", "/")
+        out.append(f"| `{r['api']}` | {r['since']} | {r['kind']} | {r['status']} | {change} |")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(description="the compat layer's APIs newer than an API "
+                                             "level: shimmed or structural")
+    ap.add_argument("--level", required=True, help='an API level, e.g. "2.6.21"')
+    ap.add_argument("--tree", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    help="an output tree or this repository (default: the repository)")
+    args = ap.parse_args(argv)
+    try:
+        print(markdown(api_census(args.tree, args.level), args.level))
+    except RetrofiError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

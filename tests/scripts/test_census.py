@@ -192,3 +192,61 @@ def test_shape_row_with_every_required_shim_passes_and_says_it_is_a_shape(tmp_pa
     (back,) = retrofi_report.from_json(retrofi_report.to_json([row]))
     assert [s["name"] for s in back.shims] == ["list_first_entry", "list_last_entry",
                                                "unaligned_h"]
+
+
+# ---------------------------------------------------------------- make api-census
+
+API_H = textwrap.dedent("""\
+    /*
+     * list_last_entry() -- "list: introduce list_last_entry()" (v3.13).
+     */
+    #if RETROFI_API_LESS(3, 13, 0)
+    RETROFI_CENSUS(list_last_entry, "3.13", "additive", "list: introduce list_last_entry()");
+    #endif /* < 3.13 */
+
+    /*
+     * class_create(name) -- "driver core: class: remove module * from
+     * class_create()" (v6.4) dropped the owner argument.
+     */
+    #if RETROFI_LINUX_LESS(6, 4, 0)
+    #define class_create(name) x
+    #endif /* < 6.4 */
+
+    /*
+     * x509_load_certificate_list() -- exported by "wifi: cfg80211: ..." (v6.3).
+     */
+    #if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_x)
+    #endif /* < 6.3 */
+
+    /* list_first_entry() -- compat-2.6.22.h */
+    #if RETROFI_API_LESS(2, 6, 22)
+    RETROFI_CENSUS(list_first_entry, "2.6.22", "additive", "compat-2.6.22.h");
+    #endif /* < 2.6.22 */
+    """)
+
+
+def test_api_census_marks_newer_apis_shimmed_or_structural(tmp_path):
+    (tmp_path / "include" / "linux").mkdir(parents=True)
+    (tmp_path / "include" / "linux" / "x.h").write_text(API_H)
+    rows = retrofi_census.api_census(str(tmp_path), "2.6.24")
+    got = [(r["api"], r["since"], r["kind"], r["status"]) for r in rows]
+    assert got == [("list_last_entry", "3.13", "additive", "shimmed"),
+                   ("x509_load_certificate_list()", "6.3", "probed", "shimmed"),
+                   ("class_create(name)", "6.4", "structural", "structural")]
+    assert rows[2]["change"].startswith('"driver core: class: remove module *')
+    assert rows[0]["where"] == "include/linux/x.h:4"
+    # Older than every API: all of them, the 2.6.22 one included.
+    assert len(retrofi_census.api_census(str(tmp_path), "2.6.21")) == 4
+    text = retrofi_census.markdown(rows, "2.6.24")
+    assert text.splitlines()[0] == \
+        "API census at 2.6.24: 2 shimmed, 1 structural (3 APIs newer than 2.6.24)"
+
+
+def test_make_api_census_needs_a_level_and_prints_the_repository_table():
+    p = subprocess.run(["make", "-s", "-C", REPO, "api-census"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert p.returncode != 0 and "fix: e.g. make api-census LEVEL=2.6.21" in p.stdout
+    p = subprocess.run(["make", "-s", "-C", REPO, "api-census", "LEVEL=2.6.21"],
+                       stdout=subprocess.PIPE, text=True, check=True)
+    assert "| `skb_put_data` | 4.13 | additive | shimmed |" in p.stdout
+    assert "| `list_first_entry` | 2.6.22 | additive | shimmed |" in p.stdout
