@@ -232,6 +232,19 @@ def _blocks(tree):
     return out
 
 
+def _file_comment(tree, path):
+    """The first paragraph of a file's top comment after its "retrofi
+    compat: <header>" line (a header that appeared says why there)."""
+    text = open(os.path.join(tree, path), errors="replace").read()
+    m = re.search(r"/\*(.*?)\*/", text[text.find("/*", 2):], re.S)
+    if not m:
+        return ""
+    lines = [l.strip().lstrip("*").strip() for l in m.group(1).splitlines()]
+    paras = " ".join(l if l else "\n" for l in lines).split("\n")
+    paras = [p.strip() for p in paras if p.strip() and not p.strip().startswith("retrofi")]
+    return paras[0] if paras else ""
+
+
 def api_census(tree, level):
     """Every API the compat layer of tree knows that is newer than level, as
     rows {api, since, kind, status, change, where}: status "shimmed" (an
@@ -252,9 +265,13 @@ def api_census(tree, level):
                 rows.append(dict(api=n, since=s.since, kind=s.kind, status=status,
                                  change=s.change, where=f"{path}:{line}"))
         else:
+            if path.startswith("compat/"):
+                continue        # the out-of-line half of a header's shim, listed there
             api, sep, change = what.partition(" -- ")
-            if not sep:         # no "name -- change" comment: name the block by its place
-                api, change = f"{path}:{line}", what
+            if not sep or len(api) > 100:         # no "name -- change" comment: name the block by its place
+                api, change = f"{path}:{line}", what or _file_comment(tree, path)
+                if path.startswith("include/") and not what:
+                    api = f"<{path[len('include/'):]}>"
             rows.append(dict(api=api, since=since, kind=kind, status=status,
                              change=(change or what)[:160], where=f"{path}:{line}"))
     rows.sort(key=lambda r: (r["status"] != "shimmed", version_code(r["since"]), r["api"]))
