@@ -3,11 +3,11 @@
 // upstream: "net: convert NETIF_F_NETNS_LOCAL to dev->netns_local"
 //   (v6.12-rc1) turned the NETIF_F_NETNS_LOCAL feature bit into a bool
 //   member of struct net_device, which "net: rename netns_local to
-//   netns_immutable" (v6.15; carried by 6.12.y stable, whose source we
-//   take, by our reading) renamed.
+//   netns_immutable" (v6.15; stable 6.12.114 took it, as the changelog of
+//   the cached linux-source-6.12 package lists) renamed.
 // targets: kernels older than 6.12 (real targets 6.1 and 5.10). A 6.12.y
-//   target older than the stable rename would need ->netns_local; none is
-//   in the matrix.
+//   target older than 6.12.114 would need ->netns_local; none is in the
+//   matrix.
 // why: before 6.12 struct net_device has no such member: "this device may
 //   not change network namespace" is NETIF_F_NETNS_LOCAL in dev->features,
 //   which is what cfg80211 set before the conversion. A header cannot add
