@@ -110,6 +110,9 @@ def test_unknown_target_is_refused_before_any_work(tmp_path):
 def test_list_prints_the_selection_as_json(tmp_path):
     p = run_cli("matrix", "--list")
     assert p.returncode == 0
-    assert json.loads(p.stdout) == [{"name": "6.12", "kind": "real"}, {"name": "6.1", "kind": "real"}]
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    assert json.loads(p.stdout) == [{"name": t.name, "kind": t.kind} for t in m.targets if t.default]
+    listed = {t["name"]: t["kind"] for t in json.loads(p.stdout)}
+    assert listed["6.12"] == "real" and listed["2.6.21"] == "shape", "shapes are listed as shapes"
     p = run_cli("matrix", "--list", "--target", "5.10")
     assert json.loads(p.stdout) == [{"name": "5.10", "kind": "real"}]
