@@ -3,7 +3,7 @@
 Every compat shim records itself with RETROFI_CENSUS(name, "since", "kind",
 "change") (include/retrofi/backport.h) inside its guard: the object that
 compiles the shim carries the string "name|since|kind|change" in its
-non-allocated ELF section .retrofi_census. So the census is read back from
+non-allocated ELF section .comment.retrofi_census. So the census is read back from
 the built modules themselves, never from what the headers say should
 happen:
 
@@ -29,7 +29,7 @@ import struct
 
 from retrofi_errors import RetrofiError
 
-SECTION = ".retrofi_census"
+SECTION = ".comment.retrofi_census"
 KINDS = ("additive", "probed", "structural")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 CENSUS_CALL_RE = re.compile(
@@ -93,7 +93,7 @@ def elf_section(path, name=SECTION):
 
 
 def parse(data, where="census"):
-    """The Shim records of a .retrofi_census section's bytes."""
+    """The Shim records of a census section's bytes."""
     shims = set()
     for raw in data.split(b"\0"):
         if not raw:
@@ -290,17 +290,46 @@ def markdown(rows, level):
     return "\n".join(out)
 
 
+def markdown_levels(tree, levels):
+    """One table for several levels: each API newer than the oldest, and
+    what it is at each level (shimmed, structural, or - when the level has
+    the API itself)."""
+    per = {lv: {r["api"]: r for r in api_census(tree, lv)} for lv in levels}
+    oldest = min(levels, key=version_code)
+    rows = api_census(tree, oldest)
+    out = []
+    for lv in levels:
+        vals = per[lv].values()
+        shimmed = sum(1 for r in vals if r["status"] == "shimmed")
+        out.append(f"- {lv}: {shimmed} shimmed, {len(vals) - shimmed} structural")
+    out += ["", "| API | since | kind | " + " | ".join(levels) + " | upstream change |",
+            "|---|---|---|" + "---|" * len(levels) + "---|"]
+    for r in rows:
+        cells = [per[lv][r["api"]]["status"] if r["api"] in per[lv] else "-" for lv in levels]
+        change = r["change"].replace("|", "/")
+        if len(change) > 110:
+            change = change[:107].rstrip() + "..."
+        out.append(f"| `{r['api']}` | {r['since']} | {r['kind']} | " + " | ".join(cells) +
+                   f" | {change} |")
+    return "\n".join(out)
+
+
 def main(argv=None):
     import argparse
     import sys
     ap = argparse.ArgumentParser(description="the compat layer's APIs newer than an API "
                                              "level: shimmed or structural")
-    ap.add_argument("--level", required=True, help='an API level, e.g. "2.6.21"')
+    ap.add_argument("--level", required=True,
+                    help='an API level, e.g. "2.6.21", or several: "2.6.21,3.10,4.19"')
     ap.add_argument("--tree", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="an output tree or this repository (default: the repository)")
     args = ap.parse_args(argv)
     try:
-        print(markdown(api_census(args.tree, args.level), args.level))
+        levels = args.level.split(",")
+        if len(levels) > 1:
+            print(markdown_levels(args.tree, levels))
+        else:
+            print(markdown(api_census(args.tree, args.level), args.level))
     except RetrofiError as e:
         print(e.format(), file=sys.stderr)
         return 1

@@ -56,15 +56,16 @@
  * the shim that it is in force: the API's name, the kernel version that
  * introduced it ("4.13"), the kind of guard ("additive", "probed" or
  * "structural") and the upstream change it stands in for. The record is a
- * string "name|since|kind|change" in the section .retrofi_census, which is
- * not allocated: the module loader never copies it, strip --strip-debug
- * keeps it, and scripts/retrofi_census.py reads it back from the built
- * modules. Every object that includes the shim's header carries the
+ * string "name|since|kind|change" in the section .comment.retrofi_census,
+ * which is not allocated: the module loader never copies it, strip
+ * --strip-debug keeps it, and scripts/retrofi_census.py reads it back from
+ * the built modules. (modpost warns about a non-allocated section unless
+ * its name is one it knows, such as .comment*.) Every object that includes the shim's header carries the
  * record, so a module's census is the set of shims compiled into it.
  * The arguments are string literals without double quotes, except name.
  */
 #define RETROFI_CENSUS(name, since, kind, change)			\
-	asm(".pushsection .retrofi_census,\"\",@progbits\n\t"		\
+	asm(".pushsection .comment.retrofi_census,\"\",@progbits\n\t"	\
 	    ".asciz \"" #name "|" since "|" kind "|" change "\"\n\t"	\
 	    ".popsection")
 

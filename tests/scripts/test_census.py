@@ -68,7 +68,7 @@ def test_census_reads_back_the_shims_compiled_below_the_api_level(tmp_path):
     # Not allocated: the module loader never copies it into the kernel.
     sections = subprocess.run(["readelf", "-SW", str(obj)], stdout=subprocess.PIPE,
                               text=True, check=True).stdout
-    line = next(l for l in sections.splitlines() if ".retrofi_census" in l)
+    line = next(l for l in sections.splitlines() if retrofi_census.SECTION in l)
     assert not re.search(r"\bA\b|\bWA\b|\bAX\b", line.split("PROGBITS", 1)[1]), line
 
 
