@@ -43,6 +43,12 @@ static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
 
 	if (ZERO_OR_NULL_PTR(mem))
 		return;
+	/*
+	 * Inline, the compiler may know the size asked of kmalloc(), and
+	 * FORTIFY_SOURCE would stop the memset of the ksize() bytes that
+	 * 6.12's out-of-line kfree_sensitive() clears.
+	 */
+	OPTIMIZER_HIDE_VAR(mem);
 	ks = ksize(mem);
 	if (ks)
 		memzero_explicit(mem, ks);
