@@ -8,10 +8,12 @@ its arguments, calls one stage and prints its result.  Run `retrofi.py -h`.
 import argparse
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import retrofi_boot  # noqa: E402
 import retrofi_fs  # noqa: E402
 import retrofi_generate  # noqa: E402
 import retrofi_interrupt  # noqa: E402
@@ -110,6 +112,11 @@ def cmd_matrix(args):
     if args.list:
         print(json.dumps([{"name": t.name, "kind": t.kind} for t in selected]))
         return 0
+    if not args.no_boot and not shutil.which(retrofi_boot.QEMU):
+        # Before any work: a build takes minutes, the boot would then fail.
+        raise RetrofiError(f"{retrofi_boot.QEMU} not found",
+                           fix="apt-get install qemu-system-x86 (scripts/bootstrap installs it), "
+                               "or build without booting: make matrix-build")
     print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}"
           + (" (build only: no boot)" if args.no_boot else ""), flush=True)
     report = os.path.abspath(args.report or os.path.join(args.out, "report"))

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -349,6 +350,9 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs):
                                       f"the build resumes")
         errors = [l for l in attempt.splitlines() if "error" in l.lower()]
         reason = errors[0].strip() if errors else f"make exited {p.returncode}"
+        if p.returncode < 0:
+            reason = (f"interrupted: make ended by {signal.Signals(-p.returncode).name}; "
+                      f"the next run resumes the build")
         return BuildResult(kernel.name, False, work, log_path, seconds, warnings, (),
                            reason=reason[:300])
     modules = _modules(work)

@@ -220,7 +220,7 @@ def resolve_copy_list(entries, src_root, list_path="drivers/copy-list",
         missing_out.extend(missing)
     elif missing:
         raise RetrofiError(
-            "the source tree lacks what the copy list names:\n  "
+            "the source tree lacks what the copy list names: "
             + "\n  ".join(missing),
             where=src_root,
             fix="use a source package that has these paths, or update "

@@ -2,9 +2,7 @@
 source tree when RETROFI_TEST_SOURCE names one."""
 
 import os
-import signal
 import stat
-import subprocess
 import sys
 import textwrap
 import time
@@ -411,54 +409,9 @@ def test_unwritable_output_directory(world):
     assert "a-file" in str(e.value)
 
 
-def _mount_tmpfs(path, opts):
-    os.makedirs(path, exist_ok=True)
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a tmpfs")
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", path],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {p.stderr.strip()}")
-
-
-@pytest.mark.root
-def test_read_only_output_directory(world):
-    ro = os.path.join(str(world.root), "ro")
-    _mount_tmpfs(ro, "size=1m")
-    try:
-        world.run(out=ro)
-        before = snapshot(os.path.join(ro, "retrofi-9.9.1-1"))
-        subprocess.run(["mount", "-o", "remount,ro", ro], check=True)
-        with pytest.raises(RetrofiError) as e:
-            world.run(out=ro)
-        assert "not writable" in str(e.value) and ro in str(e.value)
-        assert snapshot(os.path.join(ro, "retrofi-9.9.1-1")) == before
-    finally:
-        subprocess.run(["umount", ro])
-
-
-@pytest.mark.root
-def test_full_disk_leaves_previous_output(world):
-    small = os.path.join(str(world.root), "small")
-    _mount_tmpfs(small, "size=128k")
-    try:
-        world.run(out=small)
-        final = os.path.join(small, "retrofi-9.9.1-1")
-        before = snapshot(final)
-        # a 300 KiB header no longer fits
-        write(os.path.join(world.src, "net/foo/big.h"),
-              "/* pad */\n" * 30000)
-        with pytest.raises(RetrofiError) as e:
-            world.run(out=small)
-        assert "no space left" in str(e.value)
-        assert snapshot(final) == before
-        assert no_temp_dirs(small) == []
-    finally:
-        subprocess.run(["umount", small])
-
-
 def test_full_disk_simulated(world, monkeypatch):
-    """Same as above without root: ENOSPC from the file writer."""
+    """ENOSPC from the file writer, without root (a real full disk, a
+    read-only output directory and interruptions: test_faults.py)."""
     import errno
     world.run()
     before = snapshot(world.final)
@@ -475,52 +428,6 @@ def test_full_disk_simulated(world, monkeypatch):
         world.run()
     assert "no space left" in str(e.value)
     assert snapshot(world.final) == before
-    assert no_temp_dirs(world.out) == []
-
-
-# ------------------------------------------------------------- interruption
-
-
-def test_interrupt_leaves_previous_output(world, monkeypatch):
-    world.run()
-    before = snapshot(world.final)
-
-    def interrupted(path, data, mtime):
-        raise KeyboardInterrupt
-    monkeypatch.setattr(gen, "_write_file", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        world.run()
-    assert snapshot(world.final) == before
-    assert no_temp_dirs(world.out) == []
-
-
-def test_killed_run_leaves_previous_output(world, fake_spatch):
-    """SIGKILL in the middle of a run: no cleanup code runs at all."""
-    world.run()
-    before = snapshot(world.final)
-    write(os.path.join(world.src, "net/foo/slow.c"), "void x(void) {}\n")
-    code = textwrap.dedent(f"""\
-        import sys
-        sys.path.insert(0, {os.path.join(REPO, 'scripts')!r})
-        import retrofi_generate as gen
-        src = gen.SourceTree("linux-source-9.9", "9.9.1-1", {world.src!r},
-                             {MTIME})
-        gen.generate(src, {world.out!r}, repo={world.repo!r},
-                     cache_dir={world.cache!r}, spatch={fake_spatch!r})
-        """)
-    p = subprocess.Popen(["/usr/bin/python3", "-c", code],
-                         start_new_session=True)
-    deadline = time.monotonic() + 30
-    while not no_temp_dirs(world.out) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert no_temp_dirs(world.out), "the run never started writing"
-    time.sleep(0.5)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
-    assert snapshot(world.final) == before
-    assert no_temp_dirs(world.out)  # left behind by the killed run
-    os.remove(os.path.join(world.src, "net/foo/slow.c"))
-    world.run()                     # the next run cleans it up
     assert no_temp_dirs(world.out) == []
 
 
