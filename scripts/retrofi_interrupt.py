@@ -22,7 +22,10 @@ _state = {"signal": None}
 
 def install():
     for sig in SIGNALS:
-        signal.signal(sig, _handler)
+        # A signal the caller ignores (nohup's SIGHUP, SIGINT of a background
+        # job) stays ignored.
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _handler)
 
 
 def exit_code():
