@@ -112,19 +112,25 @@ def cmd_matrix(args):
     if args.list:
         print(json.dumps([{"name": t.name, "kind": t.kind} for t in selected]))
         return 0
+    if args.stress and args.no_boot:
+        raise RetrofiError("--stress boots the targets; it cannot go with --no-boot",
+                           fix="drop one of them")
+    mode = "stress" if args.stress else "tests"
     if not args.no_boot and not shutil.which(retrofi_boot.QEMU):
         # Before any work: a build takes minutes, the boot would then fail.
         raise RetrofiError(f"{retrofi_boot.QEMU} not found",
                            fix="apt-get install qemu-system-x86 (scripts/bootstrap installs it), "
                                "or build without booting: make matrix-build")
     print(f"retrofi matrix: targets {', '.join(t.name for t in selected)}"
-          + (" (build only: no boot)" if args.no_boot else ""), flush=True)
-    report = os.path.abspath(args.report or os.path.join(args.out, "report"))
+          + (" (build only: no boot)" if args.no_boot else "")
+          + (" (stress: 50 reload cycles)" if args.stress else ""), flush=True)
+    report = os.path.abspath(args.report or os.path.join(
+        args.out, "report-stress" if args.stress else "report"))
     # The report directory appears complete or not at all: an interrupted
     # or failed run leaves the previous report and its logs as they were.
     with retrofi_fs.staged_dir(report) as staging:
         rows = retrofi_run.run(matrix, names or None, out_dir=args.out,
-                               report_dir=staging, boot=not args.no_boot)
+                               report_dir=staging, boot=not args.no_boot, mode=mode)
         retrofi_fs.repoint(staging, staging, report, ("report.json", "junit.xml"))
         for r in rows:
             r.logs = {k: v.replace(staging, report, 1) for k, v in r.logs.items()}
@@ -201,7 +207,11 @@ def main(argv=None):
     p.add_argument("--no-boot", action="store_true",
                    help="build only; the report marks every row as not booted")
     p.add_argument("--out", default=os.path.join(REPO, "out"), help="output directory")
-    p.add_argument("--report", default="", help="report directory (default: <out>/report)")
+    p.add_argument("--report", default="", help="report directory (default: <out>/report, "
+                                                    "<out>/report-stress with --stress)")
+    p.add_argument("--stress", action="store_true",
+                   help="instead of the guest tests: 50 unload/reload cycles of the stack, "
+                        "an association after every 10th (make stress)")
     p.set_defaults(func=cmd_matrix)
 
     p = sub.add_parser("report-merge", help="combine shards' report.json into one report")
