@@ -323,13 +323,25 @@ def _builtin(modules_dir):
     return names
 
 
-def install_backport(tree, target, dest):
-    """The output tree's own `make install` into dest (a scratch root)."""
+def install_backport(tree, target, dest, api_level=""):
+    """The output tree's own `make install` into dest (a scratch root).
+
+    api_level: the one the tree was built at. `make install` depends on
+    `make modules`, and Kbuild rebuilds every object whose command line
+    changed: without the same API_LEVEL it would rebuild (and install) the
+    stack at the target's real level."""
     env = dict(os.environ)
     argv = ["make", "-C", tree, f"KLIB={target.headers}", f"INSTALL_MOD_PATH={dest}", "install"]
+    if api_level:
+        argv.append(f"API_LEVEL={api_level}")
     if target.cc:
         argv.append(f"CC={target.cc}")
-    _run(argv, f"make install of {tree} for target {target.name}", env=env)
+    out = _run(argv, f"make install of {tree} for target {target.name}", env=env)
+    rebuilt = [l.strip() for l in out.splitlines() if l.strip().startswith(("CC [M]", "LD [M]"))]
+    if rebuilt:
+        raise RetrofiError(f"make install rebuilt the stack instead of installing the build "
+                           f"({rebuilt[0]}, ... {len(rebuilt)} steps)", where=tree,
+                           fix="pass make install the settings of the build (API_LEVEL=, CC=)")
     updates = os.path.join(dest, "lib", "modules", target.kernelrelease, "updates")
     if not os.path.isdir(updates) or not _module_map(updates):
         raise RetrofiError(f"make install put no modules into {updates}", where=tree,
@@ -379,7 +391,7 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
     """Put the guest's modules into stage/lib/modules/<kver>; returns GuestModules."""
     krel = target.kernelrelease
     scratch = os.path.join(workdir, "install")
-    updates_src = install_backport(tree, target, scratch)
+    updates_src = install_backport(tree, target, scratch, api_level)
     backport = _module_map(updates_src)
     in_tree = _module_map(os.path.join(target.modules, "kernel"))
     builtin = _builtin(target.modules)
