@@ -4,23 +4,24 @@ In:  the output tree (GenerateResult.out_path) and a KernelTree.
 Out: a BuildResult naming the built tree (a private copy per target and
      build settings, so targets build side by side), its log and warnings.
 
-The copy lives in <cache>/build/<target>-<key>/, key = hash of the output
-tree's content, the target's kernel, API_LEVEL and defconfig. It is built
-in place (Kbuild records absolute paths, so it is never moved once built)
-and a stamp written last marks it complete: a build with a stamp is reused
-and the stage is skipped.  A build without one (killed, or failed) is
+The copy lives in <cache>/build/<target>[-api<API_LEVEL>][-<defconfig>]-<key>/,
+key = hash of the output tree's content, the target's kernel, API_LEVEL and
+defconfig.  It is built in place (Kbuild records absolute paths, so it is
+never moved once built) and a stamp written last marks it complete: a
+build with a stamp is reused and the stage is skipped.  A build without
+one (killed, or failed) is
 resumed in place: Kbuild redoes every object it did not finish (an object
 counts as done only with its .cmd file, written after it), and the build's
 own log (.retrofi-build.log, appended by every attempt while it runs) keeps
 the warnings of the earlier attempts, so a resumed build is judged on all
 of them.  The copy appears under its final name only when complete.
 
-Runs sharing a cache: <cache>/build/.<target>.lock guards the short steps
+Runs sharing a cache: <cache>/build/.<target>[...].lock guards the short steps
 (look for the stamp, clean up, create, finish); building holds an exclusive
 flock on the build directory, and a run holds a shared one on every build
 it uses until it exits (or release()).  A second run building the same
 thing waits for the first and reuses its result; older builds of a target
-are removed only when no run holds them.
+(of the same settings) are removed only when no run holds them.
 """
 
 import contextlib
@@ -273,6 +274,10 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
         raise RetrofiError(f"unknown defconfig '{defconfig}'", where=tree,
                            fix="use one of: " + (", ".join(known) or "(the tree has none)"))
     parent = os.path.join(cache, "build")
+    # One build is kept per target and settings: building the 2.6.21 shape
+    # of 6.1 does not remove the build of 6.1 itself.
+    variant = kernel.name + (f"-api{api_level}" if api_level else "") + \
+        (f"-{defconfig}" if defconfig != "wifi" else "")
     with _disk_errors(parent, kernel.name):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         os.makedirs(parent, exist_ok=True)
@@ -282,9 +287,9 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             # reads it.
             with retrofi_fs.dir_lock(os.path.dirname(os.path.abspath(tree)), shared=True):
                 key = build_key(tree, kernel, api_level, defconfig)
-                final = os.path.join(parent, f"{kernel.name}-{key}")
-                with _target_lock(parent, kernel.name):
-                    state, fd = _claim(tree, parent, final, kernel.name)
+                final = os.path.join(parent, f"{variant}-{key}")
+                with _target_lock(parent, variant):
+                    state, fd = _claim(tree, parent, final, variant)
             if state == "cached":
                 return _cached(final, kernel, log_path)
             if state == "mine":
@@ -295,7 +300,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             os.close(wait)
         try:
             result = _make(final, kernel, log_path, api_level, defconfig, jobs)
-            with _target_lock(parent, kernel.name):
+            with _target_lock(parent, variant):
                 if result.ok:
                     with open(os.path.join(final, STAMP + ".tmp"), "w") as f:
                         json.dump({"seconds": result.seconds, "warnings": list(result.warnings),
