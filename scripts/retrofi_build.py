@@ -9,16 +9,18 @@ key = hash of the output tree's content, the target's kernel, API_LEVEL and
 defconfig.  It is built in place (Kbuild records absolute paths, so it is
 never moved once built) and a stamp written last marks it complete: a
 build with a stamp is reused and the stage is skipped.  A build without
-one (killed, or failed) is
-resumed in place: Kbuild redoes every object it did not finish (an object
-counts as done only with its .cmd file, written after it), and the build's
-own log (.retrofi-build.log, appended by every attempt while it runs) keeps
-the warnings of the earlier attempts, so a resumed build is judged on all
-of them.  The copy appears under its final name only when complete.
+one (killed, or failed) is resumed in place: Kbuild redoes every object it
+did not finish (an object counts as done only with its .cmd file, written
+after it; the objects of the last SUSPECT_SECONDS before an attempt stopped
+are made again, as their .cmd files may be half written), and the build's
+own log (.retrofi-build.log, appended by every attempt while it runs)
+keeps the warnings of the earlier attempts, so a resumed build is judged
+on all of them.  The copy appears under its final name only when complete.
 
 Runs sharing a cache: <cache>/build/.<target>[...].lock guards the short steps
 (look for the stamp, clean up, create, finish); building holds an exclusive
-flock on the build directory, and a run holds a shared one on every build
+flock on the build directory (make inherits it: a make that outlives its
+run still holds it), and a run holds a shared one on every build
 it uses until it exits (or release()).  A second run building the same
 thing waits for the first and reuses its result; older builds of a target
 (of the same settings) are removed only when no run holds them.
@@ -47,6 +49,9 @@ WARNING_RE = re.compile(r"\bwarning:|^WARNING:", re.M)
 DISK_FULL_RE = re.compile(r"No space left on device|Disk quota exceeded")
 LOG = ".retrofi-build.log"
 STAMP = ".retrofi-build.json"
+ENDED = "# retrofi: make ended at"     # + time in ns and make's exit status
+# Kbuild may still append to a target's .cmd file this long after writing it.
+SUSPECT_SECONDS = 30
 
 
 @dataclasses.dataclass(frozen=True)
@@ -299,7 +304,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             fcntl.flock(wait, fcntl.LOCK_SH)
             os.close(wait)
         try:
-            result = _make(final, kernel, log_path, api_level, defconfig, jobs)
+            result = _make(final, kernel, log_path, api_level, defconfig, jobs, fd)
             with _target_lock(parent, variant):
                 if result.ok:
                     with open(os.path.join(final, STAMP + ".tmp"), "w") as f:
@@ -314,7 +319,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
     return result
 
 
-def _make(work, kernel, log_path, api_level, defconfig, jobs):
+def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
     argv = ["make", "-C", work, f"-j{jobs or os.cpu_count() or 2}", f"KLIB={kernel.headers}"]
     if api_level:
         argv.append(f"API_LEVEL={api_level}")
@@ -322,11 +327,14 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs):
         argv.append(f"CC={kernel.cc}")
     build_log = os.path.join(work, LOG)
     with open(build_log, errors="replace") as f:
-        resumed = "\n$ make -C " in "\n" + f.read()      # an earlier attempt started
+        earlier = f.read()
+    resumed = "\n$ make -C " in "\n" + earlier      # an earlier attempt started
     started = time.monotonic()
     with open(build_log, "a") as out:
         if resumed:
-            log(f"{kernel.name}: resuming the unfinished build in {work}")
+            redone = _forget_unfinished(work, earlier)
+            log(f"{kernel.name}: resuming the unfinished build in {work}"
+                + (f" ({redone} objects of the stopped attempt made again)" if redone else ""))
             out.write("# retrofi: resuming a build that did not finish\n")
         else:
             log(f"{kernel.name}: building in {work}")
@@ -341,7 +349,8 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs):
                                    reason=f"make defconfig-{defconfig} failed")
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT)
+        p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, pass_fds=(lock_fd,))
+        out.write(f"{ENDED} {time.time_ns()} {p.returncode}\n")
     seconds = time.monotonic() - started
     shutil.copyfile(build_log, log_path)
     text = open(build_log, errors="replace").read()
@@ -365,6 +374,37 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs):
         return BuildResult(kernel.name, False, work, log_path, seconds, warnings, modules,
                            reason=f"{len(warnings)} compiler warnings (first: {warnings[0].strip()[:200]})")
     return BuildResult(kernel.name, True, work, log_path, seconds, warnings, modules)
+
+
+def _forget_unfinished(work, earlier_log):
+    """Before resuming: Kbuild writes a target's .cmd file in place and
+    appends to it in later steps of the same recipe, so the targets whose
+    .cmd changed in the last SUSPECT_SECONDS of an attempt that stopped may
+    be half made.  Delete them and their .cmd files (Kbuild makes them
+    again); return how many.  The attempt's end is when make exited, or,
+    for a run that died with it, the newest .cmd file."""
+    last = earlier_log[earlier_log.rfind("\n$ make -C "):]
+    ended = re.findall(rf"^{re.escape(ENDED)} (\d+) (-?\d+)$", last, re.M)
+    if ended and ended[-1][1] == "0":
+        return 0                                # make finished: nothing half made
+    cmds = []
+    for root, _, files in os.walk(work):
+        for f in files:
+            if f.startswith(".") and f.endswith(".cmd"):
+                path = os.path.join(root, f)
+                cmds.append((os.stat(path).st_mtime_ns, path))
+    if not cmds:
+        return 0
+    until = int(ended[-1][0]) if ended else max(m for m, _ in cmds)
+    redone = 0
+    for mtime, path in cmds:
+        if mtime >= until - SUSPECT_SECONDS * 10**9:
+            target = os.path.join(os.path.dirname(path), os.path.basename(path)[1:-len(".cmd")])
+            for f in (target, path):
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    os.unlink(f)
+            redone += 1
+    return redone
 
 
 @contextlib.contextmanager

@@ -70,3 +70,35 @@ def test_a_compile_error_fails_with_the_error_quoted(kernel, tmp_path):
     r = retrofi_build.build(tree, kernel, str(tmp_path / "b.log"), cache=str(tmp_path / "c"))
     assert not r.ok and "error" in r.reason
     assert "FAIL" in r.summary() and r.log in r.summary()
+
+
+@pytest.mark.network
+def test_a_build_killed_mid_way_resumes_and_remakes_what_it_may_have_half_written(kernel, tmp_path):
+    """A kill can stop Kbuild while it writes a .cmd file (seen: "unterminated
+    variable reference" on every later make); the resumed build makes the
+    last objects of the stopped attempt again instead."""
+    tree = tiny_tree(tmp_path / "t", "static int __init t_init(void) { return 0; }\nmodule_init(t_init);\n")
+    (tmp_path / "t" / "Kbuild").write_text("obj-m += tiny.o other.o\n")
+    (tmp_path / "t" / "other.c").write_text('#include <linux/module.h>\nMODULE_LICENSE("GPL");\n')
+    cache = str(tmp_path / "cache")
+    first = retrofi_build.build(tree, kernel, str(tmp_path / "b1.log"), cache=cache)
+    assert first.ok, first.summary()
+    retrofi_build.release(first.tree)
+    # As a run killed with its make leaves it: no stamp, no end of the
+    # attempt in the log, the newest .cmd cut short, an older one intact.
+    build = first.tree
+    os.unlink(os.path.join(build, retrofi_build.STAMP))
+    log = os.path.join(build, retrofi_build.LOG)
+    text = open(log).read()
+    open(log, "w").write(text[:text.rindex(retrofi_build.ENDED)])
+    cut = os.path.join(build, ".tiny.o.cmd")
+    old = os.path.join(build, ".other.o.cmd")
+    os.utime(old, ns=(os.stat(cut).st_mtime_ns - 120 * 10**9,) * 2)
+    kept = os.stat(os.path.join(build, "other.o")).st_mtime_ns
+    data = open(cut).read()
+    open(cut, "w").write(data[:len(data) // 2].rstrip("\n") + " $(deps_")
+    again = retrofi_build.build(tree, kernel, str(tmp_path / "b2.log"), cache=cache)
+    assert again.ok and again.tree == build, again.summary()
+    assert "make ended" not in open(cut).read() and open(cut).read().endswith("\n")
+    assert os.stat(os.path.join(build, "other.o")).st_mtime_ns == kept, "not made again"
+    assert "# retrofi: resuming a build that did not finish" in open(str(tmp_path / "b2.log")).read()
