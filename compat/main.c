@@ -34,6 +34,23 @@ RETROFI_CHECK_LAYOUT(wiphy, flags, RETROFI_TARGET_OFFSETOF_wiphy_flags);
 RETROFI_CHECK_LAYOUT(wiphy, wext, RETROFI_TARGET_OFFSETOF_wiphy_wext);
 #endif
 
+/*
+ * The same for the flags that built-in code tests in those members: the
+ * constant must have the target's value (where the target's headers have
+ * it; see compat/layout.list).
+ */
+#define RETROFI_CHECK_VALUE(name, target_value)				\
+	static_assert((name) == (target_value),				\
+		      "retrofi: " #name " does not have the value the "	\
+		      "built-in code of the target tests; see compat/layout.list")
+
+#ifdef RETROFI_TARGET_VALUE_WIPHY_FLAG_SUPPORTS_MLO
+RETROFI_CHECK_VALUE(WIPHY_FLAG_SUPPORTS_MLO, RETROFI_TARGET_VALUE_WIPHY_FLAG_SUPPORTS_MLO);
+#endif
+#ifdef RETROFI_TARGET_VALUE_WIPHY_FLAG_DISABLE_WEXT
+RETROFI_CHECK_VALUE(WIPHY_FLAG_DISABLE_WEXT, RETROFI_TARGET_VALUE_WIPHY_FLAG_DISABLE_WEXT);
+#endif
+
 MODULE_AUTHOR("retrofi");
 MODULE_DESCRIPTION("retrofi compat layer for the backported wireless stack");
 MODULE_LICENSE("GPL");

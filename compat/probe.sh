@@ -50,7 +50,7 @@ PROBE
 	names="$names $name"
 done < "$list"
 
-offsets=""
+offsets="" values=""
 while IFS='|' read -r st member header option; do
 	st=$(echo "$st" | tr -d ' \t')
 	case "$st" in ''|'#'*) continue ;; esac
@@ -58,6 +58,21 @@ while IFS='|' read -r st member header option; do
 	header=$(echo "$header" | tr -d ' \t')
 	option=$(echo "$option" | tr -d ' \t')
 	grep -q "^$option=y" "$klib/.config" || continue
+	if [ "$st" = value ]; then
+		# A constant the built-in code tests: its value in the target's
+		# headers, if they have it (code cannot test one they lack).
+		cat > "$tmp/value_$member.c" <<VALUE
+#include <$header>
+void retrofi_value(void);
+void retrofi_value(void)
+{
+	asm volatile("\n.ascii \"->RETROFI_VALUE %0\"" : : "i" ($member));
+}
+VALUE
+		echo "targets += value_$member.o" >> "$tmp/Kbuild"
+		values="$values $member"
+		continue
+	fi
 	cat > "$tmp/layout_${st}_$member.c" <<LAYOUT
 #include <linux/stddef.h>
 #include <$header>
@@ -67,16 +82,22 @@ void retrofi_layout(void)
 	asm volatile("\n.ascii \"->RETROFI_OFFSET %0\"" : : "i" (offsetof(struct $st, $member)));
 }
 LAYOUT
+	# A single-target build (layout_*.s below) must name a known target;
+	# before 5.18 Kbuild refuses one that is not (not built by "modules").
+	echo "targets += layout_${st}_$member.o" >> "$tmp/Kbuild"
 	offsets="$offsets ${st}_$member"
 done < "$layout"
 
-echo "  PROBE   $(echo $names | wc -w) APIs, $(echo $offsets | wc -w) layouts in $klib ($rel)"
+echo "  PROBE   $(echo $names | wc -w) APIs, $(echo $offsets $values | wc -w) layouts in $klib ($rel)"
 # Each probe must compile without error; warnings are errors here so that
 # an implicit declaration never counts as "present".
 make -k -s -C "$klib" M="$tmp" "$@" KCFLAGS=-Werror modules >"$tmp/log" 2>&1 || true
 for o in $offsets; do
-	make -s -C "$klib" M="$tmp" "$@" "layout_$o.s" >>"$tmp/log" 2>&1 ||
-		die "measuring $o in the target's headers failed: $(grep -m1 error "$tmp/log")"
+	make -s -C "$klib" M="$tmp" "$@" "layout_$o.s" >"$tmp/layout.log" 2>&1 ||
+		die "measuring $o in the target's headers failed: $(grep -m1 error "$tmp/layout.log")"
+done
+for v in $values; do
+	make -s -C "$klib" M="$tmp" "$@" "value_$v.s" >>"$tmp/log" 2>&1 || true
 done
 
 mkdir -p "$(dirname "$out")"
@@ -95,6 +116,13 @@ mkdir -p "$(dirname "$out")"
 			grep -o '[0-9]*$' | head -n 1)
 		[ -n "$v" ] || die "no offset for $o in $tmp/layout_$o.s"
 		echo "#define RETROFI_TARGET_OFFSETOF_$o $v"
+	done
+	for v in $values; do
+		[ -f "$tmp/value_$v.s" ] || continue
+		n=$(grep -o -- '->RETROFI_VALUE \$\{0,1\}-\{0,1\}[0-9][0-9]*' "$tmp/value_$v.s" |
+			grep -o -- '-\{0,1\}[0-9]*$' | head -n 1)
+		[ -n "$n" ] || die "no value for $v in $tmp/value_$v.s"
+		echo "#define RETROFI_TARGET_VALUE_$v $n"
 	done
 	echo "#endif"
 } > "$out.tmp.$$"

@@ -19,8 +19,31 @@
  * SKB_DROP_REASON_MAX, which the core's tracepoint and drop monitor index
  * their tables with. Additive like the shims it serves.
  */
-#if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys) || \
-	RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)
+/*
+ * kfree_skb_reason() -- "net: skb: introduce kfree_skb_reason()" (v5.17).
+ * An older core has no drop reasons: the skb is freed as a drop with
+ * kfree_skb(), or, for SKB_CONSUMED (the 6.2 shim of <net/dropreason.h>),
+ * as consumed with consume_skb(), which is what 6.12's kfree_skb_reason()
+ * does with it. This takes the place of the wrapper below, which would
+ * have no core function to call. Additive, probed.
+ */
+#if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
+static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
+						    enum skb_drop_reason reason)
+{
+	if (reason == SKB_CONSUMED)
+		consume_skb(skb);
+	else
+		kfree_skb(skb);
+}
+RETROFI_CENSUS(kfree_skb_reason, "5.17", "probed",
+	       "net: skb: introduce kfree_skb_reason() (v5.17)");
+#define kfree_skb_reason LINUX_BACKPORT(kfree_skb_reason)
+#endif /* < 5.17 */
+
+#if (RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys) || \
+	RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)) && \
+	!RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
 static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
 						    enum skb_drop_reason reason)
 {

@@ -22,6 +22,26 @@ void *kmemdup_array(const void *src, size_t count, size_t element_size,
 #endif /* < 6.9 */
 
 /*
+ * memset_after(obj, v, member) -- "string.h: Introduce memset_after() for
+ * wiping trailing members/padding" (v5.15): set every byte of *obj after
+ * member to v. Additive; a macro, so it is (re)defined with upstream's
+ * body: a stable kernel that carries it is not disturbed, and no probe is
+ * needed.
+ */
+#if RETROFI_API_LESS(5, 15, 0)
+#undef memset_after
+#define memset_after(obj, v, member)					\
+({									\
+	u8 *__ptr = (u8 *)(obj);					\
+	typeof(v) __val = (v);						\
+	memset(__ptr + offsetofend(typeof(*(obj)), member), __val,	\
+	       sizeof(*(obj)) - offsetofend(typeof(*(obj)), member));	\
+})
+RETROFI_CENSUS(memset_after, "5.15", "additive",
+	       "string.h: Introduce memset_after() for wiping trailing members/padding (v5.15)");
+#endif /* < 5.15 */
+
+/*
  * memzero_explicit() -- "random: add and use memzero_explicit() for
  * clearing data" (v3.18, and stable 3.17.3, 3.14.24, 3.12.33, 3.10.60,
  * 3.4.106, 3.2.65; cited by hauke/backports, guard < 3.18): zero memory

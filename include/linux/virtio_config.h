@@ -7,6 +7,7 @@
 
 #include_next <linux/virtio_config.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * struct virtqueue_info, virtio_find_vqs(vdev, nvqs, vqs, vqs_info, desc)
@@ -31,5 +32,23 @@ int virtio_find_vqs(struct virtio_device *vdev, unsigned int nvqs,
 		    struct virtqueue_info vqs_info[],
 		    struct irq_affinity *desc);
 #endif /* < 6.11 */
+
+/*
+ * virtio_reset_device() -- "virtio: wrap config->reset calls" (v5.16):
+ * reset the device through its transport (upstream also synchronises the
+ * virtqueue callbacks first with CONFIG_VIRTIO_HARDEN_NOTIFICATION, a 5.19
+ * option an older kernel does not have). Declared in <linux/virtio.h>
+ * upstream; here, where struct virtio_config_ops is complete. Additive,
+ * probed.
+ */
+#if RETROFI_API_NEED(5, 16, 0, RETROFI_HAVE_virtio_reset_device)
+static inline void LINUX_BACKPORT(virtio_reset_device)(struct virtio_device *dev)
+{
+	dev->config->reset(dev);
+}
+#define virtio_reset_device LINUX_BACKPORT(virtio_reset_device)
+RETROFI_CENSUS(virtio_reset_device, "5.16", "probed",
+	       "virtio: wrap config->reset calls (v5.16)");
+#endif /* < 5.16 */
 
 #endif /* _RETROFI_LINUX_VIRTIO_CONFIG_H */

@@ -6,11 +6,63 @@
  * reasons an older core does not know onto ones it does, in
  * kfree_skb_reason().
  */
+#include <retrofi/backport.h>
+
+/*
+ * The header itself -- "net: skb: move enum skb_drop_reason to standalone
+ * header file" (v6.0) moved enum skb_drop_reason out of <linux/skbuff.h>
+ * into this new header. Before 6.0 the enum (where the core has one, since
+ * 5.17) is <linux/skbuff.h>'s, and ours includes this header back after
+ * it: so it is included here before our guard, and the shims below see
+ * the core's definitions whichever header comes first. Structural (a
+ * header that appeared).
+ */
+#if RETROFI_LINUX_LESS(6, 0, 0)
+#include <linux/skbuff.h>
+#endif /* < 6.0 */
+
 #ifndef _RETROFI_NET_DROPREASON_H
 #define _RETROFI_NET_DROPREASON_H
 
+#if RETROFI_LINUX_LESS(6, 0, 0)
+#include <retrofi/probes.h>
+RETROFI_CENSUS(net_dropreason_h, "6.0", "structural",
+	       "net: skb: move enum skb_drop_reason to standalone header file (v6.0)");
+/*
+ * enum skb_drop_reason -- "net: skb: introduce kfree_skb_reason()" (v5.17)
+ * gave the core its drop reasons: SKB_DROP_REASON_NOT_SPECIFIED first, and
+ * SKB_DROP_REASON_MAX after the last. An older core has none (kfree_skb()
+ * only); the enum is declared with the two values the shims need, for the
+ * stack's prototypes. Structural (a type the target's tracepoints would use
+ * if it had one, so it is never shaped) and probed: a stable kernel
+ * carrying kfree_skb_reason() has the enum.
+ */
+#if RETROFI_LINUX_LESS(5, 17, 0) && !RETROFI_HAVE_kfree_skb_reason
+enum skb_drop_reason {
+	SKB_DROP_REASON_NOT_SPECIFIED,
+	SKB_DROP_REASON_MAX,
+};
+RETROFI_CENSUS(skb_drop_reason, "5.17", "structural",
+	       "net: skb: introduce kfree_skb_reason() (v5.17)");
+#endif /* < 5.17 */
+
+/*
+ * SKB_NOT_DROPPED_YET -- "skb: make drop reason booleanable" (v5.18)
+ * added it as reason 0, "not dropped (yet)", so that a reason tests false
+ * when there is none: mac80211 uses it as the value of RX_QUEUED, which
+ * never reaches kfree_skb_reason(). Before, any value distinct from the
+ * other reasons and from SKB_CONSUMED's shim (SKB_DROP_REASON_MAX) serves
+ * (no code here tests a reason as a boolean). Structural, with the enum it
+ * belongs to.
+ */
+#if RETROFI_LINUX_LESS(5, 18, 0)
+#define SKB_NOT_DROPPED_YET (SKB_DROP_REASON_MAX + 1)
+RETROFI_CENSUS(SKB_NOT_DROPPED_YET, "5.18", "structural",
+	       "skb: make drop reason booleanable (v5.18)");
+#endif /* < 5.18 */
+#else
 #include_next <net/dropreason.h>
-#include <retrofi/backport.h>
+#endif /* < 6.0 */
 #include <retrofi/probes.h>
 
 /*

@@ -111,3 +111,67 @@ def test_every_probe_a_rule_tests_is_in_the_probe_list():
     assert used, "no rule uses a probe (RETROFI_API_HAS)"
     missing = {n: rule for n, rule in used.items() if n not in probes}
     assert not missing, f"probes used by rules but not in compat/probes.list: {missing}"
+
+
+# Each rule's main pair must also build: expected.c, carried through the
+# rules after it as the generator carries every file (a later rule may own
+# what an earlier one leaves for older kernels), compiled as the output
+# tree compiles the stack (compat headers first, include/retrofi/version.h
+# forced in, drivers/out-tree/Kbuild.cflags, the target's probes), against
+# the oldest and the newest real target: both sides of every version test
+# a rule writes are C that compiles, without a warning.
+COMPILE_TARGETS = ("5.10", "6.12")
+
+
+@pytest.fixture(scope="module")
+def compile_targets(tmp_path_factory):
+    """name -> (KernelTree, directory holding retrofi/probes.h for it)."""
+    import retrofi_kernels
+    import retrofi_matrix
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    targets = retrofi_kernels.fetch(m, names=list(COMPILE_TARGETS),
+                                    with_source=False).targets
+    out = {}
+    for name in COMPILE_TARGETS:
+        kt = targets[name]
+        probes = tmp_path_factory.mktemp("probes")
+        p = subprocess.run(["sh", os.path.join(REPO, "compat", "probe.sh"), kt.headers,
+                            os.path.join(REPO, "compat", "probes.list"),
+                            str(probes / "retrofi" / "probes.h")]
+                           + ([f"CC={kt.cc}"] if kt.cc else []),
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
+        out[name] = (kt, probes)
+    return out
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target", COMPILE_TARGETS)
+@pytest.mark.parametrize("rule", [r.name for r in _rules()])
+def test_rule_expected_output_compiles(rule, target, compile_targets, tmp_path):
+    kt, probes = compile_targets[target]
+    out_tree = os.path.join(REPO, "drivers", "out-tree")
+    mod = tmp_path / "mod"
+    mod.mkdir()
+    src = mod / "rule_pair.c"
+    shutil.copyfile(os.path.join(CASES, rule, "expected.c"), src)
+    for later in [r for r in _rules() if r.name > rule]:
+        out = tmp_path / f"{later.name}.c"
+        subprocess.run([gen.SPATCH, "--sp-file", later.path, *gen.SPATCH_OPTIONS,
+                        str(src), "-o", str(out)], capture_output=True, timeout=300)
+        if out.exists():
+            shutil.copyfile(out, src)
+    shutil.copyfile(os.path.join(out_tree, "Kbuild.cflags"), mod / "Kbuild.cflags")
+    (mod / "Kbuild").write_text(
+        "obj-m += rule_pair.o\n"
+        f"NOSTDINC_FLAGS += -I{probes} -I{REPO}/include "
+        f"-I{out_tree}/include -include {out_tree}/include/retrofi/version.h\n"
+        "include $(src)/Kbuild.cflags\n")
+    argv = ["make", "-C", kt.headers, f"M={mod}", "rule_pair.o"]
+    if kt.cc:
+        argv.append(f"CC={kt.cc}")
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0 and (mod / "rule_pair.o").exists(), \
+        f"{rule}/expected.c does not build for {target}:\n{p.stdout[-4000:]}"
+    warnings = [line for line in p.stdout.splitlines() if "warning:" in line]
+    assert warnings == [], f"{rule}/expected.c warns for {target}:\n{p.stdout[-4000:]}"

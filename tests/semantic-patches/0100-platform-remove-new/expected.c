@@ -2,6 +2,7 @@
 // drivers/net/wireless/ath/ath9k/ahb.c.
 #include <linux/platform_device.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 static int ath_ahb_probe(struct platform_device *pdev)
 {
@@ -10,10 +11,9 @@ static int ath_ahb_probe(struct platform_device *pdev)
 
 static void ath_ahb_remove(struct platform_device *pdev)
 {
-	struct ieee80211_hw *hw = platform_get_drvdata(pdev);
+	void *priv = platform_get_drvdata(pdev);
 
-	if (hw)
-		ieee80211_free_hw(hw);
+	kfree(priv);
 }
 #if RETROFI_LINUX_IS_LESS(6,3,0)
 static int retrofi_ath_ahb_remove(struct platform_device *pdev){
@@ -36,3 +36,6 @@ static struct platform_driver ath_ahb_driver = {
 		.name	= "ath9k",
 	},
 };
+
+module_platform_driver(ath_ahb_driver);
+MODULE_LICENSE("GPL");

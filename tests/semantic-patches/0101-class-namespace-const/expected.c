@@ -1,13 +1,24 @@
 // Test input for 0101-class-namespace-const, shaped like 6.12's
 // net/wireless/sysfs.c.
 #include <linux/device.h>
-#include <net/cfg80211.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <net/net_namespace.h>
+
+struct test_wiphy {
+	struct net *net;
+	struct device dev;
+};
+
+static void wiphy_dev_release(struct device *dev)
+{
+}
 
 static const void *wiphy_namespace(const struct device *d)
 {
-	struct wiphy *wiphy = container_of(d, struct wiphy, dev);
+	const struct test_wiphy *wiphy = container_of(d, struct test_wiphy, dev);
 
-	return wiphy_net(wiphy);
+	return wiphy->net;
 }
 #if RETROFI_LINUX_IS_LESS(6,2,0)
 static const void *retrofi_wiphy_namespace(struct device *d){
@@ -28,3 +39,5 @@ struct class ieee80211_class = {
 #endif
 
 };
+
+MODULE_LICENSE("GPL");

@@ -1,15 +1,23 @@
 // Test input for 0200-netdev-netns-immutable, shaped like 6.12's
 // net/wireless/core.c.
+#include <linux/list.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
-#include <net/cfg80211.h>
 
-int cfg80211_switch_netns(struct cfg80211_registered_device *rdev,
-			  struct net *net)
+struct test_wdev {
+	struct list_head list;
+	struct net_device *netdev;
+};
+
+int test_switch_netns(struct list_head *wdev_list, struct net *net);
+void test_post_init(struct net_device *dev);
+
+int test_switch_netns(struct list_head *wdev_list, struct net *net)
 {
-	struct wireless_dev *wdev;
+	struct test_wdev *wdev;
 	int err = 0;
 
-	list_for_each_entry(wdev, &rdev->wiphy.wdev_list, list) {
+	list_for_each_entry(wdev, wdev_list, list) {
 		if (!wdev->netdev)
 			continue;
 		wdev->netdev->netns_immutable = false;
@@ -21,8 +29,10 @@ int cfg80211_switch_netns(struct cfg80211_registered_device *rdev,
 	return err;
 }
 
-static void cfg80211_post_init(struct net_device *dev)
+void test_post_init(struct net_device *dev)
 {
 	/* can only change netns with wiphy */
 	dev->netns_immutable = true;
 }
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <kunit/visibility.h>
+ *
+ * "kunit: add macro to allow conditionally exposing static symbols to
+ * tests" (v6.2) added this header: VISIBLE_IF_KUNIT makes a function
+ * static unless KUnit is built, and EXPORT_SYMBOL_IF_KUNIT() exports it
+ * for the tests only then. The output tree builds no KUnit tests, so an
+ * older kernel gets the header's !CONFIG_KUNIT half, which is what 6.12
+ * compiles without KUnit. Structural (a header that appeared), probed by
+ * the header's presence: stable kernels carry it (Debian's 6.1 does).
+ */
+#ifndef _RETROFI_KUNIT_VISIBILITY_H
+#define _RETROFI_KUNIT_VISIBILITY_H
+
+#include <retrofi/backport.h>
+
+#if RETROFI_LINUX_LESS(6, 2, 0) && !__has_include_next("kunit/visibility.h")
+#define VISIBLE_IF_KUNIT static
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+RETROFI_CENSUS(VISIBLE_IF_KUNIT, "6.2", "structural",
+	       "kunit: add macro to allow conditionally exposing static symbols to tests (v6.2)");
+#else
+#include_next <kunit/visibility.h>
+#endif /* < 6.2 */
+
+#endif /* _RETROFI_KUNIT_VISIBILITY_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/interrupt.h>
+ */
+#ifndef _RETROFI_LINUX_INTERRUPT_H
+#define _RETROFI_LINUX_INTERRUPT_H
+
+#include_next <linux/interrupt.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * tasklet_disable_in_atomic() -- "tasklets: Provide
+ * tasklet_disable_in_atomic()" (v5.13), for callers that disable a tasklet
+ * in atomic context (ath9k's beacon code): the same series let
+ * tasklet_disable() sleep while the tasklet runs, and this variant keeps
+ * spinning. Before 5.13, tasklet_disable() itself spins (its
+ * tasklet_unlock_wait() busy-waits for TASKLET_STATE_RUN), so it is the
+ * atomic-safe call there. Structural: on a newer kernel tasklet_disable()
+ * may sleep, so this cannot be shaped by API level. Probed: stable kernels
+ * may carry it.
+ */
+#if RETROFI_LINUX_LESS(5, 13, 0) && !RETROFI_HAVE_tasklet_disable_in_atomic
+static inline void
+LINUX_BACKPORT(tasklet_disable_in_atomic)(struct tasklet_struct *t)
+{
+	tasklet_disable(t);
+}
+#define tasklet_disable_in_atomic LINUX_BACKPORT(tasklet_disable_in_atomic)
+RETROFI_CENSUS(tasklet_disable_in_atomic, "5.13", "structural",
+	       "tasklets: Provide tasklet_disable_in_atomic() (v5.13)");
+#endif /* < 5.13 */
+
+#endif /* _RETROFI_LINUX_INTERRUPT_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/netdevice.h>
+ */
+#ifndef _RETROFI_LINUX_NETDEVICE_H
+#define _RETROFI_LINUX_NETDEVICE_H
+
+#include_next <linux/netdevice.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * dev_sw_netstats_tx_add() -- "net: core: add dev_sw_netstats_tx_add"
+ * (v5.11): count packets and bytes sent in the netdev's per-CPU tstats,
+ * the companion of dev_sw_netstats_rx_add() (5.10). The body is 5.11's:
+ * the counters of struct pcpu_sw_netstats were plain u64 until "net: adopt
+ * u64_stats_t in struct pcpu_sw_netstats" (v6.0), which is why this is
+ * structural (it cannot be compiled on a newer kernel to shape one).
+ * Probed: stable kernels may carry it.
+ */
+#if RETROFI_LINUX_LESS(5, 11, 0) && !RETROFI_HAVE_dev_sw_netstats_tx_add
+static inline void LINUX_BACKPORT(dev_sw_netstats_tx_add)(struct net_device *dev,
+							  unsigned int packets,
+							  unsigned int len)
+{
+	struct pcpu_sw_netstats *tstats = this_cpu_ptr(dev->tstats);
+
+	u64_stats_update_begin(&tstats->syncp);
+	tstats->tx_bytes += len;
+	tstats->tx_packets += packets;
+	u64_stats_update_end(&tstats->syncp);
+}
+#define dev_sw_netstats_tx_add LINUX_BACKPORT(dev_sw_netstats_tx_add)
+RETROFI_CENSUS(dev_sw_netstats_tx_add, "5.11", "structural",
+	       "net: core: add dev_sw_netstats_tx_add (v5.11)");
+#endif /* < 5.11 */
+
+/*
+ * dev_get_tstats64() -- "net: core: add dev_get_tstats64 as a
+ * ndo_get_stats64 implementation" (v5.11): the netdev's stats plus the sum
+ * of its per-CPU tstats. Exported from net/core/dev.c upstream, so the
+ * shim is compat/backport-5.11.c's. Additive, probed (by its declaration:
+ * a kernel that declares it exports it).
+ */
+#if RETROFI_API_NEED(5, 11, 0, RETROFI_HAVE_dev_get_tstats64)
+#define dev_get_tstats64 LINUX_BACKPORT(dev_get_tstats64)
+void dev_get_tstats64(struct net_device *dev, struct rtnl_link_stats64 *s);
+RETROFI_CENSUS(dev_get_tstats64, "5.11", "probed",
+	       "net: core: add dev_get_tstats64 as a ndo_get_stats64 implementation (v5.11)");
+#endif /* < 5.11 */
+
+/*
+ * struct net_device_path_ctx, struct net_device_path -- "net: resolve
+ * forwarding path from virtual netdevice and HW destination address"
+ * (v5.13) added them with .ndo_fill_forward_path. mac80211's
+ * struct ieee80211_ops and driver-ops.h pass pointers to them for its own
+ * .net_fill_forward_path; semantic patch 0204 leaves mac80211's netdev
+ * callback out where the netdev op does not exist. Declared, never
+ * defined, so that those prototypes name the same (incomplete) types an
+ * older kernel never dereferences. Structural.
+ */
+#if RETROFI_LINUX_LESS(5, 13, 0)
+struct net_device_path_ctx;
+struct net_device_path;
+RETROFI_CENSUS(net_device_path_ctx, "5.13", "structural",
+	       "net: resolve forwarding path from virtual netdevice and HW destination address (v5.13)");
+#endif /* < 5.13 */
+
+/*
+ * What the core does for a netdev with NETDEV_PCPU_STAT_TSTATS since "net:
+ * Move {l,t,d}stats allocation to core and convert veth & vrf" (v6.7):
+ * allocate its per-CPU tstats when it is registered and free them with
+ * it. Before 6.7 the driver did both (mac80211 until "wifi: mac80211:
+ * Move stats allocation to core", v6.11). Semantic patch 0203 calls
+ * these, from .ndo_init, where the core has no pcpu_stat_type: the tstats
+ * are freed by the netdev's priv_destructor, which runs after the last
+ * reference is gone (and on a failed registration), as the core's do. Not
+ * upstream functions (upstream's are static in net/core/dev.c): retrofi's
+ * names. Structural (struct net_device's members).
+ */
+#if RETROFI_LINUX_LESS(6, 7, 0)
+static inline void retrofi_netdev_free_tstats(struct net_device *dev)
+{
+	free_percpu(dev->tstats);
+	dev->tstats = NULL;
+}
+
+static inline int retrofi_netdev_alloc_tstats(struct net_device *dev)
+{
+	if (WARN_ON(dev->priv_destructor))
+		return -EINVAL;
+	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
+	if (!dev->tstats)
+		return -ENOMEM;
+	dev->priv_destructor = retrofi_netdev_free_tstats;
+	return 0;
+}
+RETROFI_CENSUS(pcpu_stat_type, "6.7", "structural",
+	       "net: Move {l,t,d}stats allocation to core and convert veth & vrf (v6.7)");
+#endif /* < 6.7 */
+
+#endif /* _RETROFI_LINUX_NETDEVICE_H */

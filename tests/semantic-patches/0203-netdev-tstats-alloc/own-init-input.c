@@ -1,0 +1,20 @@
+// A file whose netdev ops have their own .ndo_init: the allocation
+// belongs there, which a rule cannot write, so an older kernel gets an
+// #error rather than netdevs without tstats.
+#include <linux/module.h>
+#include <linux/netdevice.h>
+
+static int test_init(struct net_device *dev)
+{
+	return 0;
+}
+
+static const struct net_device_ops test_ops = {
+	.ndo_init		= test_init,
+};
+
+void test_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &test_ops;
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_TSTATS;
+}
