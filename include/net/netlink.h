@@ -93,6 +93,7 @@ static inline void *LINUX_BACKPORT(nla_memdup)(const struct nlattr *src,
 {
 	return kmemdup(nla_data(src), nla_len(src), gfp);
 }
+#undef nla_memdup
 #define nla_memdup LINUX_BACKPORT(nla_memdup)
 RETROFI_CENSUS(nla_memdup, "4.10", "additive",
 	       "hauke/backports backport-include guard (title not verified)");
