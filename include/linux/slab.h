@@ -24,6 +24,7 @@ static inline void *LINUX_BACKPORT(kmalloc_array)(size_t n, size_t size,
 		return NULL;
 	return kmalloc(n * size, flags);
 }
+#undef kmalloc_array
 #define kmalloc_array LINUX_BACKPORT(kmalloc_array)
 RETROFI_CENSUS(kmalloc_array, "3.4", "additive",
 	       "slab: introduce kmalloc_array() (v3.4)");
