@@ -9,6 +9,7 @@
 #define _RETROFI_LINUX_LIST_H
 
 #include_next <linux/list.h>
+#include <linux/bug.h>		/* the seed's list_cut_position(); 5.10's list.h lacks it */
 #include <retrofi/backport.h>
 #include <retrofi/probes.h>
 

@@ -24,13 +24,14 @@ void *kmemdup_array(const void *src, size_t count, size_t element_size,
 /*
  * memset_after(obj, v, member) -- "string.h: Introduce memset_after() for
  * wiping trailing members/padding" (v5.15): set every byte of *obj after
- * member to v. Additive; a macro, so it is (re)defined with upstream's
- * body: a stable kernel that carries it is not disturbed, and no probe is
+ * member to v. Additive; a macro, so it is renamed to upstream's body
+ * (a stable kernel's own is replaced by the same), and no probe is
  * needed.
  */
 #if RETROFI_API_LESS(5, 15, 0)
 #undef memset_after
-#define memset_after(obj, v, member)					\
+#define memset_after LINUX_BACKPORT(memset_after)
+#define backport_memset_after(obj, v, member)				\
 ({									\
 	u8 *__ptr = (u8 *)(obj);					\
 	typeof(v) __val = (v);						\

@@ -514,7 +514,9 @@ static struct genl_family st_genl_family = {
 	.module = THIS_MODULE,
 	.ops = st_genl_ops,
 	.n_ops = ARRAY_SIZE(st_genl_ops),
+#if !RETROFI_LINUX_LESS(6, 1, 0)	/* as rule 0202 writes it */
 	.resv_start_op = ST_GENL_CMD + 1,
+#endif
 	.pre_doit = st_genl_pre_doit,
 	.post_doit = st_genl_post_doit,
 };
@@ -769,14 +771,20 @@ static struct sk_buff *watched_skb;
 static bool watched_dropped;
 static unsigned int watched_reason;
 
-#if RETROFI_LINUX_LESS(6, 11, 0)
+#if RETROFI_LINUX_LESS(5, 17, 0)
+/* Before 5.17 the tracepoint has no reason: every drop is unspecified. */
+static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location)
+{
+	const unsigned int reason = SKB_DROP_REASON_NOT_SPECIFIED;
+#elif RETROFI_LINUX_LESS(6, 11, 0)
 static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location,
 			    enum skb_drop_reason reason)
+{
 #else
 static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location,
 			    enum skb_drop_reason reason, struct sock *rx_sk)
-#endif
 {
+#endif
 	if (skb == READ_ONCE(watched_skb)) {
 		watched_dropped = true;
 		watched_reason = reason;
@@ -797,12 +805,22 @@ static const char *test_kfree_skb_reason_consumed_and_subsystem(void)
 {
 	const unsigned int mac80211 = (SKB_DROP_REASON_SUBSYS_MAC80211_UNUSABLE <<
 				       SKB_DROP_REASON_SUBSYS_SHIFT) | 1;
-#if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys)
+#if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
+	/* The 5.17 shim: a core without reasons reports every drop unspecified. */
+	const unsigned int want = SKB_DROP_REASON_NOT_SPECIFIED;
+#elif RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys)
 	const unsigned int want = SKB_DROP_REASON_NOT_SPECIFIED;
 #else
 	const unsigned int want = mac80211;
 #endif
 	const char *err = NULL;
+
+	/* mac80211's RX_QUEUED, RX_CONTINUE and its drops must stay apart. */
+	if (SKB_NOT_DROPPED_YET == SKB_CONSUMED ||
+	    SKB_NOT_DROPPED_YET == SKB_DROP_REASON_NOT_SPECIFIED ||
+	    SKB_CONSUMED == SKB_DROP_REASON_NOT_SPECIFIED ||
+	    (SKB_NOT_DROPPED_YET | SKB_CONSUMED) & SKB_DROP_REASON_SUBSYS_MASK)
+		return "SKB_NOT_DROPPED_YET, SKB_CONSUMED and the unspecified drop are not distinct core reasons";
 
 	if (register_trace_kfree_skb(watch_kfree_skb, NULL))
 		return "cannot watch the kfree_skb tracepoint";
@@ -814,10 +832,18 @@ static const char *test_kfree_skb_reason_consumed_and_subsystem(void)
 		err = "subsystem reason not reported as a drop";
 	else if (!err && watched_reason != want)
 		err = "subsystem reason reported with the wrong value";
+#if !RETROFI_LINUX_LESS(5, 17, 0)	/* an older core has no reasons of its own */
 	free_watched(SKB_DROP_REASON_PKT_TOO_SMALL);
+#if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
+	if (!err && (!watched_dropped ||
+		     watched_reason != SKB_DROP_REASON_NOT_SPECIFIED))
+		err = "core reason not reported as an unspecified drop by the 5.17 shim";
+#else
 	if (!err && (!watched_dropped ||
 		     watched_reason != SKB_DROP_REASON_PKT_TOO_SMALL))
 		err = "core reason not passed through";
+#endif
+#endif
 	unregister_trace_kfree_skb(watch_kfree_skb, NULL);
 	tracepoint_synchronize_unregister();
 	return err;
@@ -1164,6 +1190,8 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 
 /* The additive shims back to 2.6.21 (their table entries: *_cases.h). */
 #include "retrofi_selftest_shapes.h"
+/* The shims a 5.x target needs (their table entries: *_cases.h). */
+#include "retrofi_selftest_5x.h"
 
 struct selftest {
 	const char *name;
@@ -1219,6 +1247,7 @@ static const struct selftest tests[] = {
 	   x509_load_certificate_list, 6, 3, 0),
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
 #include "retrofi_selftest_shapes_cases.h"
+#include "retrofi_selftest_5x_cases.h"
 };
 
 #define V_MAJOR(v) (((v) >> 16) & 0xff)

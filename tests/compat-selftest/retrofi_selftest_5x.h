@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat selftest: the shims that a 5.x target needs (5.10 is the
+ * oldest real target): what 5.11 to 6.7 introduced. Included by
+ * retrofi_selftest.c before its table; the table entries are in
+ * retrofi_selftest_5x_cases.h. Each case checks against values written
+ * here, not against the shim.
+ */
+#include <kunit/visibility.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/interrupt.h>
+#include <linux/ipv6.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/of_net.h>
+#include <linux/random.h>
+#include <linux/rfkill.h>
+#include <linux/spinlock.h>
+#include <net/inet_ecn.h>
+
+/* memset_after() (5.15): every byte after the member, and only those. */
+static const char *test_memset_after_sets_every_byte_after_the_member(void)
+{
+	struct {
+		u32 a;
+		u8 b;
+		/* one byte of padding */
+		u16 c;
+		u64 d;
+	} s;
+	const u8 *p = (const u8 *)&s;
+	size_t i;
+
+	if (sizeof(s) != 16)
+		return "the test structure is not 16 bytes";
+	memset(&s, 0x11, sizeof(s));
+	memset_after(&s, 0xee, b);
+	/* a and b are the first 5 bytes; the 11 after them, padding too. */
+	for (i = 0; i < sizeof(s); i++)
+		if (p[i] != (i < 5 ? 0x11 : 0xee))
+			return "not exactly the bytes after b were set";
+	return NULL;
+}
+
+/* __counted_by (6.5): an annotation; the layout is a plain flexible array's. */
+struct st_counted {
+	u16 n;
+	u32 v[] __counted_by(n);
+};
+
+static const char *test_counted_by_keeps_the_plain_layout(void)
+{
+	struct st_counted *c = kzalloc(struct_size(c, v, 3), GFP_KERNEL);
+	const char *err = NULL;
+
+	if (!c)
+		return "out of memory";
+	c->n = 3;
+	c->v[2] = 7;
+	if (offsetof(struct st_counted, v) != 4 || struct_size(c, v, 3) != 16 ||
+	    c->v[2] != 7)
+		err = "the annotated array is not laid out as a plain flexible array";
+	kfree(c);
+	return err;
+}
+
+/* <kunit/visibility.h> (6.2): without KUnit, a static function. */
+VISIBLE_IF_KUNIT int st_visible_if_kunit(int x);
+VISIBLE_IF_KUNIT int st_visible_if_kunit(int x)
+{
+	return x + 1;
+}
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY	/* one module exports it */
+EXPORT_SYMBOL_IF_KUNIT(st_visible_if_kunit);
+#endif
+
+static const char *test_visible_if_kunit_function_is_callable(void)
+{
+	return st_visible_if_kunit(41) == 42 ? NULL : "st_visible_if_kunit(41) != 42";
+}
+
+/*
+ * lockdep_is_held() without lockdep (5.11): declared for code that only
+ * lockdep evaluates; with lockdep, the real check.
+ */
+static DEFINE_MUTEX(st_lockdep_mutex);
+
+static const char *test_lockdep_is_held_of_a_held_mutex(void)
+{
+	const char *err = NULL;
+
+	mutex_lock(&st_lockdep_mutex);
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_is_held(&st_lockdep_mutex))
+		err = "lockdep does not see the mutex held";
+	mutex_unlock(&st_lockdep_mutex);
+	return err;
+}
+
+/* rfkill_set_hw_state_reason() (5.11) with the rfkill signal, as cfg80211. */
+static int st_rfkill_set_block(void *data, bool blocked)
+{
+	return 0;
+}
+
+static const struct rfkill_ops st_rfkill_ops = {
+	.set_block = st_rfkill_set_block,
+};
+
+static const char *test_rfkill_hw_state_reason_blocks_and_unblocks(void)
+{
+	struct rfkill *rfk;
+	const char *err = NULL;
+
+	if (!IS_ENABLED(CONFIG_RFKILL))
+		return SKIP("the target has no rfkill");
+	rfk = rfkill_alloc("retrofi_selftest", NULL, RFKILL_TYPE_WLAN,
+			   &st_rfkill_ops, NULL);
+	if (!rfk)
+		return "rfkill_alloc failed";
+	rfkill_init_sw_state(rfk, false);
+	if (!rfkill_set_hw_state_reason(rfk, true, RFKILL_HARD_BLOCK_SIGNAL))
+		err = "blocking did not report the device blocked";
+	else if (!rfkill_blocked(rfk))
+		err = "the device is not blocked";
+	else if (rfkill_set_hw_state_reason(rfk, false, RFKILL_HARD_BLOCK_SIGNAL))
+		err = "unblocking reported the device still blocked";
+	else if (rfkill_blocked(rfk))
+		err = "the device is still blocked";
+	rfkill_destroy(rfk);
+	return err;
+}
+
+/*
+ * tasklet_disable_in_atomic() (5.13), in atomic context as ath9k calls it:
+ * the tasklet does not run until enabled (and nothing may sleep: the
+ * guest's splat scanner sees a "sleeping function called" report).
+ */
+static atomic_t st_tasklet_runs = ATOMIC_INIT(0);
+static DEFINE_SPINLOCK(st_tasklet_lock);
+
+static void st_tasklet_fn(struct tasklet_struct *t)
+{
+	atomic_inc(&st_tasklet_runs);
+}
+
+static const char *test_tasklet_disable_in_atomic_holds_it_off(void)
+{
+	struct tasklet_struct t;
+	const char *err = NULL;
+	int i;
+
+	atomic_set(&st_tasklet_runs, 0);
+	tasklet_setup(&t, st_tasklet_fn);
+	spin_lock_bh(&st_tasklet_lock);
+	tasklet_disable_in_atomic(&t);
+	tasklet_schedule(&t);
+	spin_unlock_bh(&st_tasklet_lock);	/* softirqs run here */
+	if (atomic_read(&st_tasklet_runs))
+		err = "the disabled tasklet ran";
+	tasklet_enable(&t);
+	for (i = 0; i < 1000 && !atomic_read(&st_tasklet_runs); i++)
+		usleep_range(1000, 2000);
+	if (!err && atomic_read(&st_tasklet_runs) != 1)
+		err = "the enabled tasklet did not run once";
+	tasklet_kill(&t);
+	return err;
+}
+
+/* of_get_mac_address(np, mac) (5.13): no node, -ENODEV, mac untouched. */
+static const char *test_of_get_mac_address_without_a_node(void)
+{
+	u8 mac[ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+
+	if (of_get_mac_address(NULL, mac) != -ENODEV)
+		return "no node did not give -ENODEV";
+	return mac[0] == 2 && mac[5] == 1 ? NULL : "the address was written on failure";
+}
+
+/* skb_get_dsfield() (5.16): the DS field of IPv4 and IPv6, else -1. */
+static const char *test_skb_get_dsfield_reads_ipv4_and_ipv6(void)
+{
+	struct sk_buff *skb = alloc_skb(128, GFP_KERNEL);
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+	const char *err = NULL;
+
+	if (!skb)
+		return "out of memory";
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = 0xb9;		/* DSCP 46 (EF), ECN ECT(1) */
+	skb->protocol = htons(ETH_P_IP);
+	if (skb_get_dsfield(skb) != 0xb9)
+		err = "the IPv4 TOS was not read";
+	skb_trim(skb, 0);
+	skb_reset_network_header(skb);
+	ip6h = skb_put_zero(skb, sizeof(*ip6h));
+	ip6h->version = 6;
+	ip6h->priority = 0xb;
+	ip6h->flow_lbl[0] = 0x90;	/* traffic class 0xb9 */
+	skb->protocol = htons(ETH_P_IPV6);
+	if (!err && skb_get_dsfield(skb) != 0xb9)
+		err = "the IPv6 traffic class was not read";
+	skb->protocol = htons(ETH_P_ARP);
+	if (!err && skb_get_dsfield(skb) != -1)
+		err = "not -1 for a packet that is not IP";
+	kfree_skb(skb);
+	return err;
+}
+
+/* virtio_reset_device() (5.16): through the transport's reset, once. */
+static unsigned int st_virtio_resets;
+
+static void st_virtio_reset(struct virtio_device *vdev)
+{
+	st_virtio_resets++;
+}
+
+static const struct virtio_config_ops st_reset_virtio_ops = {
+	.reset = st_virtio_reset,
+};
+
+static const char *test_virtio_reset_device_resets_through_the_transport(void)
+{
+	struct virtio_device *vdev = kzalloc(sizeof(*vdev), GFP_KERNEL);
+
+	if (!vdev)
+		return "out of memory";
+	vdev->config = &st_reset_virtio_ops;
+	st_virtio_resets = 0;
+	virtio_reset_device(vdev);
+	kfree(vdev);
+	return st_virtio_resets == 1 ? NULL : "the transport's reset was not called once";
+}
+
+/* get_random_u16() (6.1): 64 draws set and clear each of the 16 bits. */
+static const char *test_get_random_u16_draws_every_bit(void)
+{
+	u16 any = 0, all = 0xffff;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		u16 v = get_random_u16();
+
+		any |= v;
+		all &= v;
+	}
+	return any == 0xffff && !all ? NULL : "64 draws left a bit always set or always clear";
+}
+
+/* Per-CPU tx counters: dev_sw_netstats_tx_add() (5.11), summed by hand. */
+static void st_netdev_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+}
+
+static const char *test_dev_sw_netstats_tx_add_counts_packets_and_bytes(void)
+{
+	struct net_device *dev;
+	u64 packets = 0, bytes = 0;
+	int cpu;
+
+	dev = alloc_netdev(0, "rst%d", NET_NAME_ENUM, st_netdev_setup);
+	if (!dev)
+		return "out of memory";
+	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
+	if (!dev->tstats) {
+		free_netdev(dev);
+		return "out of memory";
+	}
+	dev_sw_netstats_tx_add(dev, 3, 300);
+	dev_sw_netstats_tx_add(dev, 1, 40);
+	for_each_possible_cpu(cpu) {
+		const struct pcpu_sw_netstats *s = per_cpu_ptr(dev->tstats, cpu);
+
+#if RETROFI_LINUX_LESS(6, 0, 0)
+		packets += s->tx_packets;
+		bytes += s->tx_bytes;
+#else
+		packets += u64_stats_read(&s->tx_packets);
+		bytes += u64_stats_read(&s->tx_bytes);
+#endif
+	}
+	free_percpu(dev->tstats);
+	dev->tstats = NULL;
+	free_netdev(dev);
+	return packets == 4 && bytes == 340 ? NULL : "not 4 packets, 340 bytes";
+}
+
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
+/*
+ * A registered netdev's per-CPU tstats reach dev_get_stats(), as mac80211's
+ * do: allocated by retrofi_netdev_alloc_tstats() before 6.7 (rule 0203),
+ * summed by dev_get_tstats64() (5.11; rule 0201) before 6.9, by the core
+ * itself after.
+ */
+static const struct net_device_ops st_tstats_netdev_ops = {
+#if RETROFI_LINUX_LESS(6, 7, 0)
+	.ndo_init = retrofi_netdev_alloc_tstats,
+#endif
+#if RETROFI_LINUX_LESS(6, 9, 0)
+	.ndo_get_stats64 = dev_get_tstats64,
+#endif
+};
+
+static void st_tstats_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &st_tstats_netdev_ops;
+}
+
+static const char *test_netdev_tstats_reach_the_stats_of_a_registered_netdev(void)
+{
+	struct rtnl_link_stats64 s = {};
+	struct net_device *dev;
+	const char *err = NULL;
+
+	dev = alloc_netdev(0, "rst%d", NET_NAME_ENUM, st_tstats_setup);
+	if (!dev)
+		return "out of memory";
+#if !RETROFI_LINUX_LESS(6, 7, 0)
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_TSTATS;
+#endif
+	if (register_netdev(dev)) {
+		free_netdev(dev);
+		return "register_netdev failed";
+	}
+	if (!dev->tstats) {
+		err = "no per-CPU tstats after registration";
+	} else {
+		dev_sw_netstats_tx_add(dev, 3, 300);
+		dev_sw_netstats_rx_add(dev, 100);
+		dev->stats.rx_errors = 2;
+		dev_get_stats(dev, &s);
+		if (s.tx_packets != 3 || s.tx_bytes != 300 || s.rx_packets != 1 ||
+		    s.rx_bytes != 100 || s.rx_errors != 2)
+			err = "the stats are not tx 3/300, rx 1/100, 2 rx errors";
+	}
+	unregister_netdev(dev);
+	free_netdev(dev);
+	return err;
+}
+#endif
+
+/*
+ * Types declared for the stack's prototypes: struct net_device_path_ctx
+ * and struct net_device_path (5.13), struct kernel_ethtool_ringparam
+ * (5.17). Callbacks taking pointers to them, defined at file scope, must
+ * compile (without "declared inside parameter list") and be callable.
+ */
+static int st_fill_forward_path(struct net_device_path_ctx *ctx,
+				struct net_device_path *path)
+{
+	return ctx || path ? -EINVAL : -ENOENT;
+}
+
+static int st_ringparam(struct net_device *dev,
+			struct kernel_ethtool_ringparam *kernel_rp)
+{
+	return dev || kernel_rp ? -EINVAL : 0;
+}
+
+static const char *test_declared_types_name_the_stack_prototypes(void)
+{
+	int (*fill)(struct net_device_path_ctx *, struct net_device_path *) =
+		st_fill_forward_path;
+
+	if (fill(NULL, NULL) != -ENOENT)
+		return "the forward-path callback was not called";
+	return st_ringparam(NULL, NULL) ? "the ringparam callback was not called" : NULL;
+}

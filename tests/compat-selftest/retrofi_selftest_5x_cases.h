@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat selftest: the table entries of retrofi_selftest_5x.h's
+ * cases, included inside retrofi_selftest.c's tests[] (where T, TA and TX
+ * are defined).
+ */
+	TA(memset_after_sets_every_byte_after_the_member, memset_after, 5, 15, 0),
+	T(counted_by_keeps_the_plain_layout, __counted_by),
+	T(visible_if_kunit_function_is_callable, VISIBLE_IF_KUNIT),
+	T(lockdep_is_held_of_a_held_mutex, lockdep_is_held),
+	TA(rfkill_hw_state_reason_blocks_and_unblocks, rfkill_set_hw_state_reason,
+	   5, 11, 0),
+	T(tasklet_disable_in_atomic_holds_it_off, tasklet_disable_in_atomic),
+	T(of_get_mac_address_without_a_node, of_get_mac_address),
+	TA(skb_get_dsfield_reads_ipv4_and_ipv6, skb_get_dsfield, 5, 16, 0),
+	TA(virtio_reset_device_resets_through_the_transport, virtio_reset_device,
+	   5, 16, 0),
+	TA(get_random_u16_draws_every_bit, get_random_u16, 6, 1, 0),
+	T(dev_sw_netstats_tx_add_counts_packets_and_bytes, dev_sw_netstats_tx_add),
+	TX(netdev_tstats_reach_the_stats_of_a_registered_netdev, dev_get_tstats64,
+	   5, 11, 0),
+	T(declared_types_name_the_stack_prototypes, net_device_path_ctx),
