@@ -1,10 +1,17 @@
 """The release tarball, unpacked elsewhere, is a DKMS package: Debian's
-dkms builds it for the cached 6.1 headers with nothing from the repository.
-dkms runs with private trees (--dkmstree, --sourcetree, --installtree under
-a temporary directory): nothing is registered or installed on this
-machine."""
+dkms builds it for the cached headers of the oldest default real target
+with nothing from the repository.  dkms runs with private trees
+(--dkmstree, --sourcetree, --installtree under a temporary directory):
+nothing is registered or installed on this machine.
+
+dkms runs make as the target's own machine would, with the compiler its
+headers name (5.10's .kernelvariables names gcc-10).  Where this machine
+lacks that compiler, the target's cc from kernel-matrix.yaml stands in for
+it under that name on PATH, as a user of that kernel would have it."""
 
 import os
+import re
+import shutil
 import subprocess
 import tarfile
 
@@ -14,17 +21,33 @@ import retrofi_generate
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_release
-from conftest import REPO
+from conftest import REPO, oldest_default_real
 
 EXPECTED = {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k", "ath9k_hw",
             "ath9k_common", "ath5k"}
 
 
+def _headers_compiler(kt, bindir):
+    """PATH entries that give make the compiler kt's headers name."""
+    try:
+        text = open(os.path.join(kt.headers, ".kernelvariables")).read()
+    except OSError:
+        return []
+    m = re.search(r"\)(gcc-\d+)\s*$", text, re.M)
+    if not m or shutil.which(m.group(1)):
+        return []
+    assert kt.cc and shutil.which(kt.cc), \
+        f"the headers name {m.group(1)}; the matrix must give the target a cc: that exists here"
+    bindir.mkdir()
+    os.symlink(shutil.which(kt.cc), bindir / m.group(1))
+    return [str(bindir)]
+
+
 @pytest.mark.network
-def test_release_tarball_builds_with_dkms_for_6_1_without_touching_the_host(tmp_path):
+def test_release_tarball_builds_with_dkms_for_the_oldest_target_without_touching_the_host(tmp_path):
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     k = retrofi_kernels.fetch(m)
-    kt = k.targets["6.1"]
+    kt = k.targets[oldest_default_real().name]
     tree = retrofi_generate.generate(k.source, str(tmp_path / "out")).out_path
     rel = retrofi_release.release(tree, str(tmp_path / "rel"), k.source.mtime)
     version = retrofi_generate.dkms_version(k.source)
@@ -43,9 +66,11 @@ def test_release_tarball_builds_with_dkms_for_6_1_without_touching_the_host(tmp_
     p = subprocess.run(["dkms", "add", "-m", "retrofi", "-v", version, *private],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
+    env = dict(os.environ)
+    env["PATH"] = ":".join(_headers_compiler(kt, tmp_path / "bin") + [env["PATH"]])
     p = subprocess.run(["dkms", "build", "-m", "retrofi", "-v", version, "-k", kt.kernelrelease,
                         f"--kernelsourcedir={kt.headers}", *private],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     logs = [os.path.join(root, "make.log") for root, _, files in os.walk(dkms)
             if "make.log" in files]
     log = "".join(open(path).read() for path in logs)
