@@ -20,6 +20,7 @@ import dataclasses
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from typing import Optional, Tuple
@@ -106,6 +107,19 @@ def _kvm_fault(text, seconds):
     return ""
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """In QEMU's child before exec: SIGKILL when the thread that started it
+    dies, so a run that is itself killed (SIGKILL: no cleanup runs) leaves
+    no QEMU behind.  QEMU runs in a session of its own (start_new_session),
+    so nothing else would stop it."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def run_qemu(argv, log_path, timeout, watch_kvm=False, until=None):
     """Run QEMU with the console in log_path until it exits or timeout.
 
@@ -118,7 +132,8 @@ def run_qemu(argv, log_path, timeout, watch_kvm=False, until=None):
     timed_out, fault, code = False, "", None
     with open(log_path, "wb") as logf:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_die_with_parent)
         try:
             while True:
                 try:

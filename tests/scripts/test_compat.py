@@ -198,7 +198,7 @@ def test_every_compat_guard_is_closed_with_its_version():
                     continue
                 opens = closes = 0
                 for line in open(os.path.join(root, f)):
-                    if re.match(r"#if RETROFI_(API|LINUX)_(LESS|NEED)", line):
+                    if re.match(r"#if \(?RETROFI_(API|LINUX)_(LESS|NEED)", line):
                         opens += 1
                     if re.match(r"#endif /\* < \d+\.\d+(\.\d+)? \*/", line):
                         closes += 1

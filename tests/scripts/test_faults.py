@@ -94,7 +94,7 @@ CASES = [
     ("SIGKILL during boot", "test_faults.py::test_a_killed_boot_is_rerun_and_the_report_replaced",
      "(killed: no message; the rerun boots again and replaces the report)"),
     ("SIGKILL during boot: QEMU must not outlive the run", "test_faults.py::test_no_qemu_outlives_a_killed_run",
-     "(open: QEMU runs in its own session; see the test)"),
+     "(QEMU gets SIGKILL with its parent: PR_SET_PDEATHSIG)"),
     ("QEMU missing", "test_faults.py::test_missing_qemu_is_one_error_before_any_build", None),
     ("guest hangs", "test_boot.py::test_a_guest_that_hangs_ends_as_timeout",
      "target 6.12: TIMEOUT (guest did not power off before the timeout) in <n> s [tcg]; console log: ..."),
@@ -846,6 +846,11 @@ def test_a_killed_boot_is_rerun_and_the_report_replaced(chain):
     before = _snapshot(out / "report")
     run, qemu = _boot_run(chain, "boot-kill", signal.SIGKILL)
     assert run.returncode == -signal.SIGKILL
+    # QEMU gets SIGKILL when the run dies (PR_SET_PDEATHSIG); give the
+    # kernel a moment to deliver it.
+    deadline = time.monotonic() + 10
+    while any(_alive(q) for q in qemu) and time.monotonic() < deadline:
+        time.sleep(0.2)
     chain["orphans"] = [q for q in qemu if _alive(q)]
     for q in chain["orphans"]:          # this test's own QEMU, by its pid
         os.kill(q, signal.SIGKILL)
@@ -863,9 +868,6 @@ def test_a_killed_boot_is_rerun_and_the_report_replaced(chain):
 
 
 @pytest.mark.network
-@pytest.mark.xfail(strict=True, reason="QEMU runs in a session of its own (retrofi_boot.boot, "
-                                       "start_new_session): a SIGKILLed run cannot stop it; "
-                                       "needs PR_SET_PDEATHSIG in boot()'s Popen (the lead's file)")
 def test_no_qemu_outlives_a_killed_run(chain):
     if "orphans" not in chain:
         pytest.skip("runs after test_a_killed_boot_is_rerun_and_the_report_replaced")
