@@ -73,7 +73,7 @@ check: bootstrap
 check-fast: bootstrap
 	$(PYTHON) -m pytest -ra -m "not network" tests/scripts $(PYTEST_ARGS)
 
-# ---- generation (issue 4)
+# ---- generation
 .PHONY: generate release refresh
 SOURCE ?=
 SOURCE_SUITES ?= sid
