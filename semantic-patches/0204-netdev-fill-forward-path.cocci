@@ -4,7 +4,7 @@
 //   destination address" (v5.13) added .ndo_fill_forward_path (used by
 //   the netfilter flowtable to offload forwarding); mac80211 implements it
 //   for its 802.3 netdevs since "mac80211: add support for
-//   .ndo_fill_forward_path" (v5.13).
+//   .ndo_fill_forward_path" (v5.17).
 // targets: kernels older than 5.13 (real target 5.10)
 // why: before 5.13 struct net_device_ops has no such member and struct
 //   net_device_path_ctx does not exist, so neither the initialiser nor the

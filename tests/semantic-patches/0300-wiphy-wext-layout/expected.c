@@ -21,7 +21,7 @@ struct wiphy {
 	u32 flags, regulatory_flags, features;
 
 	
-#if RETROFI_LINUX_IS_GEQ(5,18,0)
+#if RETROFI_LINUX_IS_GEQ(5,16,0)
 	const void *privid;
 #endif
 
@@ -31,7 +31,7 @@ struct wiphy {
 
 	int n_radio;
 	const struct wiphy_radio *radio;
-#if RETROFI_LINUX_IS_LESS(5,18,0)
+#if RETROFI_LINUX_IS_LESS(5,16,0)
 	const void *privid;
 #endif
 #if RETROFI_LINUX_IS_LESS(5,12,0)
