@@ -9,7 +9,7 @@
 #include <retrofi/backport.h>
 
 /*
- * The header itself -- "net: skb: move enum skb_drop_reason to standalone
+ * <net/dropreason.h> -- "net: skb: move enum skb_drop_reason to standalone
  * header file" (v6.0) moved enum skb_drop_reason out of <linux/skbuff.h>
  * into this new header. Before 6.0 the enum (where the core has one, since
  * 5.17) is <linux/skbuff.h>'s, and ours includes this header back after
@@ -25,9 +25,13 @@
 #define _RETROFI_NET_DROPREASON_H
 
 #if RETROFI_LINUX_LESS(6, 0, 0)
-#include <retrofi/probes.h>
 RETROFI_CENSUS(net_dropreason_h, "6.0", "structural",
 	       "net: skb: move enum skb_drop_reason to standalone header file (v6.0)");
+#else
+#include_next <net/dropreason.h>
+#endif /* < 6.0 */
+#include <retrofi/probes.h>
+
 /*
  * enum skb_drop_reason -- "net: skb: introduce kfree_skb_reason()" (v5.17)
  * gave the core its drop reasons: SKB_DROP_REASON_NOT_SPECIFIED first, and
@@ -60,10 +64,6 @@ RETROFI_CENSUS(skb_drop_reason, "5.17", "structural",
 RETROFI_CENSUS(SKB_NOT_DROPPED_YET, "5.18", "structural",
 	       "skb: make drop reason booleanable (v5.18)");
 #endif /* < 5.18 */
-#else
-#include_next <net/dropreason.h>
-#endif /* < 6.0 */
-#include <retrofi/probes.h>
 
 /*
  * SKB_CONSUMED -- "net: dropreason: add SKB_CONSUMED reason" (v6.2):
