@@ -124,6 +124,20 @@ class Census:
                 for s in self.shims]
 
 
+    def guest_lines(self):
+        """The census as the guest reads it (/etc/retrofi-census): one line
+        "module.ko name|since|kind|change" per shim a module carries, sorted
+        (the guest test shims_in_force_are_in_the_installed_modules compares
+        it with the records it finds in the modules it loads)."""
+        by_name = {s.name: s for s in self.shims}
+        lines = []
+        for rel, names in self.modules.items():
+            for n in names:
+                s = by_name[n]
+                lines.append(f"{os.path.basename(rel)} {s.name}|{s.since}|{s.kind}|{s.change}")
+        return "".join(line + "\n" for line in sorted(lines))
+
+
 def read(tree, modules):
     """The census of the built modules (paths relative to tree)."""
     per_module, every = {}, {}

@@ -19,6 +19,7 @@ import retrofi_build
 import retrofi_census
 import retrofi_generate
 import retrofi_initramfs
+import retrofi_kbuild
 import retrofi_kernels
 import retrofi_report
 from retrofi_errors import RetrofiError
@@ -104,7 +105,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         try:
             say(target.name, "initramfs")
             initrd = retrofi_initramfs.build(kernel, b.tree,
-                                             config={"etc/retrofi-mode": f"{mode}\n"},
+                                             config={"etc/retrofi-mode": f"{mode}\n",
+                                                     "etc/retrofi-census": b.census.guest_lines()},
                                              api_level=target.api_level)
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
@@ -139,6 +141,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     out_dir = out_dir or os.path.join(retrofi_generate.REPO, "out")
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
+    retrofi_kbuild.add_built(matrix, selected, kernels, cache=cache)
     gen = retrofi_generate.generate(kernels.source, out_dir)
     print(gen.summary(), flush=True)
     accel = None

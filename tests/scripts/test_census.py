@@ -250,3 +250,41 @@ def test_make_api_census_needs_a_level_and_prints_the_repository_table():
                        stdout=subprocess.PIPE, text=True, check=True)
     assert "| `skb_put_data` | 4.13 | additive | shimmed |" in p.stdout
     assert "| `list_first_entry` | 2.6.22 | additive | shimmed |" in p.stdout
+
+
+# The guest test shims_in_force_are_in_the_installed_modules (tests/guest/init),
+# run here on the host against a stand-in module directory: it must accept
+# exactly the census the build read, and fail on any difference.
+def guest_census_check(tmp_path, updates, census_text):
+    init = open(os.path.join(REPO, "tests", "guest", "init")).read()
+    start = init.index("shims_in_force_are_in_the_installed_modules() {")
+    body = init[start:init.index("\n}\n", start) + 3]
+    (tmp_path / "census").write_text(census_text)
+    script = textwrap.dedent("""\
+        fail() { echo "$*"; exit 1; }
+        modinfo() { [ "$1" = -n ] && echo "$UPDATES/$2.ko"; }
+        """) + body + "set -eu\nshims_in_force_are_in_the_installed_modules\n"
+    env = dict(os.environ, UPDATES=str(updates), RETROFI_CENSUS=str(tmp_path / "census"))
+    return subprocess.run(["sh", "-c", script], env=env, cwd=tmp_path, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def test_guest_census_check_accepts_exactly_the_build_census(tmp_path):
+    compile_object(tmp_path, api_code=retrofi_census.version_code("2.6.21"))
+    updates = tmp_path / "updates" / "net"
+    updates.mkdir(parents=True)
+    os.rename(tmp_path / "shims.o", updates / "mac80211.ko")
+    census = retrofi_census.read(str(tmp_path / "updates"), ["net/mac80211.ko"])
+    text = census.guest_lines()
+    assert text.splitlines()[0] == "mac80211.ko list_first_entry|2.6.22|additive|compat-2.6.22.h"
+    ok = guest_census_check(tmp_path, tmp_path / "updates", text)
+    assert ok.returncode == 0, ok.stdout
+    assert "3 shims in force in 1 modules" in ok.stdout
+    # A shim the build saw that the installed module lacks fails, and so
+    # does a record the installed module carries that the build did not see.
+    more = text + "mac80211.ko list_next_entry|2.6.22|additive|x\n"
+    bad = guest_census_check(tmp_path, tmp_path / "updates", more)
+    assert bad.returncode != 0 and "-mac80211.ko list_next_entry" in bad.stdout, bad.stdout
+    fewer = "".join(text.splitlines(True)[1:])
+    bad = guest_census_check(tmp_path, tmp_path / "updates", fewer)
+    assert bad.returncode != 0 and "+mac80211.ko list_first_entry" in bad.stdout, bad.stdout
