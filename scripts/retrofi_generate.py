@@ -20,7 +20,6 @@ half-written (the work happens in a temporary sibling directory that is
 renamed into place, atomically swapped with the previous output).
 """
 
-import concurrent.futures
 import contextlib
 import errno
 import fnmatch
@@ -29,7 +28,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -39,7 +37,7 @@ from retrofi_errors import RetrofiError
 # through this module).
 from retrofi_spatch import (  # noqa: F401
     CACHE_FORMAT, DEFAULT_TIMEOUT, SPATCH, SPATCH_OPTIONS, _NO_CHANGE_MSG, Rule, SpatchCache,
-    _apply_patch, _apply_rules_to_file, check_rule_syntax, count_sites, default_cache_dir,
+    _apply_patch, _apply_rules_to_file, apply_rules, check_rule_syntax, count_sites, default_cache_dir,
     load_rules, run_spatch, spatch_version)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -332,38 +330,25 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
                for r in rules]
     mtime = source.mtime
 
-    # 1. copy + rewrite the source files (cocci rules, in parallel per file).
-    # spatch works beside the tree, under a name _clean_stale recognises, so
-    # that a killed run leaves nothing behind for long.
-    stop = threading.Event()
+    # 1. copy + rewrite the source files: per cocci rule, one spatch run
+    # (jobs processes) over the files whose result is not cached.  spatch
+    # works beside the tree, under a name _clean_stale recognises, so that
+    # a killed run leaves nothing behind for long.
+    contents = []
+    for rel in files:
+        with open(os.path.join(source.path, rel), "rb") as f:
+            contents.append((rel, f.read()))
     with _work_dir(os.path.dirname(tree)) as work:
-        def one(idx_rel):
-            idx, rel = idx_rel
-            with open(os.path.join(source.path, rel), "rb") as f:
-                content = f.read()
-            changes = []
-            if rel.endswith(REWRITE_SUFFIXES):
-                content, changes = _apply_rules_to_file(
-                    rel, content, rules, cache, timeout,
-                    os.path.join(work, str(idx)), spatch, stop)
-            return rel, content, changes
-
-        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
-            futs = [pool.submit(one, x) for x in enumerate(files)]
-            try:
-                for fut in futs:
-                    rel, content, changes = fut.result()
-                    dst = os.path.join(tree, rel)
-                    os.makedirs(os.path.dirname(dst), exist_ok=True)
-                    _write_file(dst, content, mtime)
-                    for i, sites in changes:
-                        reports[i].files_changed += 1
-                        reports[i].sites_changed += sites
-            except BaseException:
-                stop.set()
-                for f in futs:
-                    f.cancel()
-                raise
+        rewritten, changes = apply_rules(
+            [(rel, c) for rel, c in contents if rel.endswith(REWRITE_SUFFIXES)],
+            rules, cache, timeout, work, spatch, jobs)
+    for rel, content in contents:
+        dst = os.path.join(tree, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        _write_file(dst, rewritten.get(rel, content), mtime)
+        for i, sites in changes.get(rel, ()):
+            reports[i].files_changed += 1
+            reports[i].sites_changed += sites
 
     # 2. plain patches, in order, on the copied tree.
     for rule, rep in zip(rules, reports):

@@ -1,6 +1,8 @@
 """Semantic patches: reading the rules in semantic-patches/ and running
-them with spatch (one rule over one file's content at a time, in a private
-work directory, never in place), with a content-addressed cache of results.
+them with spatch (per rule, one spatch process over every file whose result
+is not cached, each file a group of its own; on private copies in a work
+directory, never on the tree), with a content-addressed cache of results
+per rule and file.
 
     Rule         one file of semantic-patches/ with its parsed header
     SpatchCache  (rule, input content, spatch version + options) -> output
@@ -9,6 +11,7 @@ Used by the generate stage (retrofi_generate); a failure is a RetrofiError
 naming the rule and the file.
 """
 
+import concurrent.futures
 import difflib
 import hashlib
 import os
@@ -285,6 +288,112 @@ def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
     if out == content:
         return (False, None)
     return (True, out)
+
+
+def _batch_timeout(timeout, n, jobs):
+    """A batch of n files on jobs processes may take what n per-file runs,
+    each within the per-file timeout, would."""
+    return timeout * max(1, -(-n // max(1, jobs)))
+
+
+def run_spatch_batch(rule, items, workdir, timeout, spatch=None, options=None,
+                     jobs=1):
+    """Apply one rule to many files' contents in one spatch process (its
+    own --jobs workers); return {relpath: (changed, output)}.
+
+    Each file is a group of its own (--file-groups), so it is rewritten
+    exactly as a run on that file alone would rewrite it.  spatch works on
+    private copies under workdir (--in-place there, never on the tree).
+    A single file, or a batch that fails or times out, is run file by file
+    (run_spatch), so that an error names the file that caused it."""
+    options = SPATCH_OPTIONS if options is None else tuple(options)
+    if len(items) == 1:
+        rel, content = items[0]
+        return {rel: run_spatch(rule, content, rel, workdir, timeout, spatch,
+                                options)}
+    root = os.path.join(workdir, "batch")
+    shutil.rmtree(root, ignore_errors=True)
+    paths = []
+    for rel, content in items:
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(content)
+        paths.append(path)
+    groups = os.path.join(workdir, "groups")
+    with open(groups, "w") as f:
+        f.write("\n\n".join(paths) + "\n")
+    cmd = [spatch or SPATCH, "--sp-file", rule.path, *options, "--in-place",
+           "--jobs", str(max(1, jobs)), "--file-groups", groups]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir,
+                           timeout=_batch_timeout(timeout, len(items), jobs))
+        failed = p.returncode != 0
+    except subprocess.TimeoutExpired:
+        failed = True
+    except OSError as e:
+        raise RetrofiError(f"cannot run spatch: {e.strerror}",
+                           where=spatch or SPATCH,
+                           fix="apt-get install coccinelle")
+    if failed:
+        return _run_one_by_one(rule, items, workdir, timeout, spatch, options,
+                               jobs)
+    out = {}
+    for (rel, content), path in zip(items, paths):
+        with open(path, "rb") as f:
+            data = f.read()
+        out[rel] = (False, None) if data == content else (True, data)
+    shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+def _run_one_by_one(rule, items, workdir, timeout, spatch, options, jobs):
+    """run_spatch per file, jobs at a time; the first failure (in file
+    order) is raised."""
+    def one(idx_item):
+        idx, (rel, content) = idx_item
+        return rel, run_spatch(rule, content, rel,
+                               os.path.join(workdir, f"one-{idx}"), timeout,
+                               spatch, options)
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        return dict(pool.map(one, enumerate(items)))
+
+
+def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
+    """Run every cocci rule, in order, over many files: per rule, the files
+    whose (rule, content) result the cache lacks go to one spatch process
+    (run_spatch_batch), and each result is stored per file.
+
+    files: [(relpath, content)].  Returns ({relpath: final content},
+    {relpath: [(rule index, sites)]})."""
+    contents = dict(files)
+    changes = {rel: [] for rel in contents}
+    for i, rule in enumerate(rules):
+        if rule.kind != "cocci":
+            continue
+        results, todo = {}, []
+        for rel, content in contents.items():
+            key = cache.key(rule.sha256, content)
+            got = cache.get(key)
+            cache.count(got is not None)
+            if got is None:
+                todo.append((rel, key))
+            else:
+                results[rel] = got
+        if todo:
+            ran = run_spatch_batch(rule, [(rel, contents[rel]) for rel, _ in todo],
+                                   os.path.join(workdir, f"rule-{i}"), timeout,
+                                   spatch, cache.options, jobs)
+            for rel, key in todo:
+                changed, out = ran[rel]
+                cache.put(key, changed, out or b"")
+                results[rel] = (changed, out)
+        for rel in contents:
+            changed, out = results[rel]
+            if changed:
+                changes[rel].append((i, count_sites(contents[rel], out)))
+                contents[rel] = out
+    return contents, changes
 
 
 def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
