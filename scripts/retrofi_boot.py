@@ -247,7 +247,8 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     if not os.path.isfile(initrd):
         raise RetrofiError("the initramfs is missing", where=initrd,
                            fix="build it with retrofi_initramfs.build()")
-    allowed = [(a.match, a.reason) if hasattr(a, "match") else tuple(a) for a in allowed_splats]
+    allowed = [(a.match, f"{a.reason} ({a.link})" if a.link else a.reason)
+               if hasattr(a, "match") else tuple(a) for a in allowed_splats]
     accel_name = _accel_name(accel)
     rerun = ""
     argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", accel_name])

@@ -479,11 +479,12 @@ def _target_record(directory, target, entry):
 # ---------------------------------------------------------------- the stage
 
 def _items(matrix, names):
-    """The source and the real targets behind the selected names."""
+    """The real targets behind the selected names (a build target's kernel is
+    built from the source, by retrofi_kbuild, not fetched)."""
     targets = []
     for t in matrix.select(names):
         real = matrix.real_target(t)
-        if real not in targets:
+        if real.kind == "real" and real not in targets:
             targets.append(real)
     return targets
 

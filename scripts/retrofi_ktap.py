@@ -30,15 +30,25 @@ INDENT = "    "
 
 # What a kernel splat looks like.  Each pattern names its kind; deliberately
 # specific (boot-time notes such as "RETBleed: WARNING: ..." are not splats).
+# The debug kernel's checkers come first, so a "BUG: KASAN: ..." line is
+# named KASAN, not BUG.
 SPLAT_PATTERNS = [
+    ("KASAN", re.compile(r"\bKASAN: ")),
+    ("UBSAN", re.compile(r"\bUBSAN: ")),
+    ("lockdep", re.compile(r"possible circular locking|possible recursive locking|"
+                           r"inconsistent lock state|suspicious RCU usage|"
+                           r"possible irq lock inversion|bad unlock balance detected|"
+                           r"held lock freed|lock held when returning to user space|"
+                           r"still has locks held|\bDEBUG_LOCKS_WARN_ON\(")),
+    ("kmemleak", re.compile(r"\bunreferenced object 0x[0-9a-f]+ \(size \d+\)|"
+                            r"kmemleak: \d+ new suspected memory leaks")),
+    ("debugobjects", re.compile(r"\bODEBUG: ")),
+    # SLUB's own consistency checks: "BUG kmalloc-64 (Not tainted): Poison overwritten".
+    ("slub", re.compile(r"\bBUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): ")),
     ("BUG", re.compile(r"\bBUG: ")),
     ("WARNING", re.compile(r"\bWARNING: CPU: \d+ PID: \d+")),
     ("Oops", re.compile(r"\bOops\b")),
     ("Call Trace", re.compile(r"\bCall Trace:")),
-    ("KASAN", re.compile(r"\bKASAN: ")),
-    ("UBSAN", re.compile(r"\bUBSAN: ")),
-    ("lockdep", re.compile(r"possible circular locking|possible recursive locking|"
-                           r"inconsistent lock state|suspicious RCU usage")),
     ("hung task", re.compile(r"blocked for more than \d+ seconds|\bhung task\b")),
     ("general protection", re.compile(r"general protection fault")),
     ("panic", re.compile(r"Kernel panic - not syncing")),

@@ -12,7 +12,7 @@ Schema (version 1):
       suites: [bookworm-security]       # apt suites to look in, required
     targets:
       - name: "6.1"                     # unique, required
-        kind: real                      # real | shape, required
+        kind: real                      # real | shape | build, required
         default: true                   # in `make matrix` without TARGETS
                                         # (TARGETS=shapes: every kind: shape)
         # kind: real
@@ -23,11 +23,15 @@ Schema (version 1):
         image: "linux-image-{abi}-{flavour}-unsigned"       # optional
         cc: gcc-12                      # optional compiler override
         # kind: shape (API shape of an older kernel on a real base)
-        base: "6.1"                     # name of a real target
+        base: "6.1"                     # name of a real (or build) target
         api_level: "2.6.26"             # kernel version whose API is shown
-        # both kinds
+        # kind: build (a kernel built here from the source package with a
+        # config fragment; scripts/retrofi_kbuild.py)
+        config: kernel-configs/debug.config   # the fragment, relative to the matrix file
+        # every kind
         boot_timeout: 180               # seconds, optional
-        allowed_splats: []              # optional, [{match:, reason:}]
+        allowed_splats: []              # optional, [{match:, reason:, link:}]: link is
+                                        # the upstream report (http/https URL)
         expected_skips: []              # optional, [{test:, reason:}]: a guest test
                                         # (or "parent/subtest") that may SKIP here;
                                         # any other skip fails the target
@@ -35,6 +39,7 @@ Schema (version 1):
 """
 
 import dataclasses
+import os
 import re
 
 import yaml
@@ -65,6 +70,7 @@ def abi_glob_regex(glob):
 class AllowedSplat:
     match: str
     reason: str
+    link: str = ""         # the upstream report of the splat
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +102,7 @@ class Target:
     cc: str = ""
     base: str = ""
     api_level: str = ""
+    config: str = ""           # kind: build: the config fragment's absolute path
     boot_timeout: int = DEFAULT_BOOT_TIMEOUT
     allowed_splats: tuple = ()
     expected_skips: tuple = ()
@@ -144,13 +151,15 @@ class Matrix:
     def select(self, names=None):
         """The targets named (in matrix order), or the default ones.
 
-        The name "shapes" stands for every shape target."""
+        The name "shapes" stands for every shape target on a real base (a
+        shape on a build target's kernel is named on its own)."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
         for n in names:
             if n == SHAPES:
-                group = [t for t in self.targets if t.kind == "shape"]
+                group = [t for t in self.targets if t.kind == "shape"
+                         and self.real_target(t).kind == "real"]
                 if not group:
                     raise RetrofiError("TARGETS=shapes, but the matrix has no shape target",
                                        where=self.path, fix="add targets with kind: shape")
@@ -160,7 +169,8 @@ class Matrix:
         return [t for t in self.targets if t in wanted]
 
     def real_target(self, target):
-        """The real target whose kernel a target runs on (itself or its base)."""
+        """The target whose kernel a target runs on (itself or a shape's base):
+        a real target, or a build target (a kernel built from the source)."""
         return self.target(target.base) if target.kind == "shape" else target
 
     def suites(self):
@@ -263,14 +273,17 @@ def _parse_target(m, index):
               "note"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
     shape_keys = common | {"base", "api_level"}
+    build_keys = common | {"config"}
     if not isinstance(m, dict):
         raise _SchemaError(f"{what} must be a mapping", _line(m), "see the schema")
     kind = m.get("kind")
-    if kind not in ("real", "shape"):
-        raise _SchemaError(f"{what}.kind must be 'real' or 'shape', got {kind!r}",
-                           _line(m, "kind"), "set kind: real (or shape)")
+    if kind not in ("real", "shape", "build"):
+        raise _SchemaError(f"{what}.kind must be 'real', 'shape' or 'build', got {kind!r}",
+                           _line(m, "kind"), "set kind: real (or shape, or build)")
     if kind == "real":
         _check_keys(m, real_keys, ["name", "kind", "default", "suites", "abi"], what)
+    elif kind == "build":
+        _check_keys(m, build_keys, ["name", "kind", "default", "config"], what)
     else:
         _check_keys(m, shape_keys, ["name", "kind", "default", "base", "api_level"], what)
     name = _str(m, "name", what, NAME_RE)
@@ -290,10 +303,12 @@ def _parse_target(m, index):
     raw_splats = m.get("allowed_splats", [])
     if not isinstance(raw_splats, list):
         raise _SchemaError(f"{what}.allowed_splats must be a list", _line(m, "allowed_splats"),
-                           "e.g. allowed_splats: [{match: '...', reason: '...'}]")
+                           "e.g. allowed_splats: [{match: '...', reason: '...', link: 'https://...'}]")
     for s in raw_splats:
-        _check_keys(s, {"match", "reason"}, ["match", "reason"], f"{what}.allowed_splats entry")
-        splats.append(AllowedSplat(_str(s, "match", what), _str(s, "reason", what)))
+        _check_keys(s, {"match", "reason", "link"}, ["match", "reason", "link"],
+                    f"{what}.allowed_splats entry")
+        splats.append(AllowedSplat(_str(s, "match", what), _str(s, "reason", what),
+                                   _str(s, "link", what, re.compile(r"^https?://\S+$"))))
     skips = []
     raw_skips = m.get("expected_skips", [])
     if not isinstance(raw_skips, list):
@@ -317,6 +332,8 @@ def _parse_target(m, index):
             if "{abi}" not in fields[key]:
                 raise _SchemaError(f"{what}.{key} must contain {{abi}}", _line(m, key),
                                    f"e.g. {key}: \"{DEFAULT_HEADERS if key == 'headers' else DEFAULT_IMAGE}\"")
+    elif kind == "build":
+        fields.update(config=_str(m, "config", what))
     else:
         api = _str(m, "api_level", what)
         if not VERSION_RE.match(api):
@@ -324,6 +341,15 @@ def _parse_target(m, index):
                                _line(m, "api_level"), 'write it like "2.6.26"')
         fields.update(base=_str(m, "base", what, NAME_RE), api_level=api)
     return Target(**fields), _line(m)
+
+
+def _config_path(t, line, path):
+    """A build target's fragment, made absolute (relative to the matrix file)."""
+    full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), t.config))
+    if not os.path.isfile(full):
+        raise _SchemaError(f"target '{t.name}'.config: no such file {t.config}", line,
+                           "name a config fragment, e.g. config: kernel-configs/debug.config")
+    return dataclasses.replace(t, config=full)
 
 
 def parse(text, path="kernel-matrix.yaml"):
@@ -357,14 +383,16 @@ def parse(text, path="kernel-matrix.yaml"):
                 raise _SchemaError(f"duplicate target name '{t.name}' (first at line {lines[t.name]})",
                                    line, "give every target a unique name")
             lines[t.name] = line
+            if t.kind == "build":
+                t = _config_path(t, line, path)
             targets.append(t)
         by_name = {t.name: t for t in targets}
         for t in targets:
             if t.kind == "shape":
                 base = by_name.get(t.base)
-                if base is None or base.kind != "real":
+                if base is None or base.kind not in ("real", "build"):
                     raise _SchemaError(f"shape target '{t.name}' has base '{t.base}', which is not a real target",
-                                       lines[t.name], "set base: to the name of a real target")
+                                       lines[t.name], "set base: to the name of a real (or build) target")
     except _SchemaError as e:
         raise RetrofiError(e.what, where=f"{path}:{e.line}" if e.line else path, fix=e.fix)
     return Matrix(path=path, source=source, targets=tuple(targets))

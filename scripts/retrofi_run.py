@@ -19,6 +19,7 @@ import retrofi_build
 import retrofi_census
 import retrofi_generate
 import retrofi_initramfs
+import retrofi_kbuild
 import retrofi_kernels
 import retrofi_report
 from retrofi_errors import RetrofiError
@@ -140,6 +141,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     out_dir = out_dir or os.path.join(retrofi_generate.REPO, "out")
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
+    retrofi_kbuild.add_built(matrix, selected, kernels, cache=cache)
     gen = retrofi_generate.generate(kernels.source, out_dir)
     print(gen.summary(), flush=True)
     accel = None
