@@ -12,6 +12,7 @@ naming the rule and the file.
 """
 
 import concurrent.futures
+import contextlib
 import difflib
 import hashlib
 import os
@@ -161,6 +162,19 @@ def check_rule_syntax(rule, spatch=None, timeout=DEFAULT_TIMEOUT):
                            where=rule.path, fix="fix the rule's SmPL syntax")
 
 
+def check_rules(rules, cache, spatch=None, timeout=DEFAULT_TIMEOUT, jobs=1):
+    """check_rule_syntax for every rule the cache has not seen parse (with
+    this spatch), jobs at a time; the first failing rule is raised."""
+    todo = [r for r in rules if r.kind == "cocci" and not cache.parsed(r)]
+
+    def one(rule):
+        check_rule_syntax(rule, spatch, timeout)
+        cache.mark_parsed(rule)
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        for fut in [pool.submit(one, r) for r in todo]:
+            fut.result()
+
+
 # ------------------------------------------------------------------ cache
 
 
@@ -177,6 +191,7 @@ class SpatchCache:
 
     def __init__(self, root, spatch_ver, options):
         self.root = os.path.join(root, "spatch")
+        self.meta = os.path.join(root, "spatch-meta")
         self.options = tuple(options)
         self.salt = "\0".join([CACHE_FORMAT, spatch_ver, *options]).encode()
         self.hits = 0
@@ -218,6 +233,43 @@ class SpatchCache:
                 os.unlink(tmp)
             except (OSError, UnboundLocalError):
                 pass
+
+    # Beside the results (under <cache>/spatch-meta): the changed-site count of a changed result (a
+    # diff of two whole files, slow on big ones, so computed once) and the
+    # rules spatch parsed (a pure function of the rule and spatch).
+    def sites(self, key, before, after):
+        path = os.path.join(self.meta, key[:2], key + ".sites")
+        try:
+            with open(path) as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            pass
+        n = count_sites(before, after)
+        self._store(path, str(n).encode())
+        return n
+
+    def parsed(self, rule):
+        return os.path.exists(self._parsed_path(rule))
+
+    def mark_parsed(self, rule):
+        self._store(self._parsed_path(rule), b"ok")
+
+    def _parsed_path(self, rule):
+        h = hashlib.sha256(self.salt + b"\0parsed\0" + rule.sha256.encode())
+        return os.path.join(self.meta, h.hexdigest() + ".parsed")
+
+    def _store(self, path, data):
+        tmp = None
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except OSError:
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def count(self, hit):
         with self._lock:
@@ -391,7 +443,8 @@ def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
         for rel in contents:
             changed, out = results[rel]
             if changed:
-                changes[rel].append((i, count_sites(contents[rel], out)))
+                key = cache.key(rule.sha256, contents[rel])
+                changes[rel].append((i, cache.sites(key, contents[rel], out)))
                 contents[rel] = out
     return contents, changes
 
