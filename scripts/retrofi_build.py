@@ -37,6 +37,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -349,7 +350,8 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
                                    reason=f"make defconfig-{defconfig} failed")
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, pass_fds=(lock_fd,))
+        with _progress(kernel.name, work, build_log):
+            p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, pass_fds=(lock_fd,))
         out.write(f"{ENDED} {time.time_ns()} {p.returncode}\n")
     seconds = time.monotonic() - started
     shutil.copyfile(build_log, log_path)
@@ -374,6 +376,53 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
         return BuildResult(kernel.name, False, work, log_path, seconds, warnings, modules,
                            reason=f"{len(warnings)} compiler warnings (first: {warnings[0].strip()[:200]})")
     return BuildResult(kernel.name, True, work, log_path, seconds, warnings, modules)
+
+
+# Progress while make runs: a line every few seconds on a terminal, every
+# PROGRESS_PLAIN seconds (when it moved) in a log that is not one.
+PROGRESS_TTY = 5
+PROGRESS_PLAIN = 30
+COMPILED_RE = re.compile(rb"^  CC \[M\]  ", re.M)
+
+
+def _sources(work):
+    """The C files of a tree: about the objects make compiles (a few are
+    left out by its configuration)."""
+    return sum(1 for _, _, files in os.walk(work) for f in files
+               if f.endswith(".c") and not f.endswith(".mod.c"))
+
+
+@contextlib.contextmanager
+def _progress(name, work, build_log, stream=None):
+    """Print "<name>: N of about M objects compiled" while the block runs,
+    counted from the CC lines make writes to build_log after now."""
+    stream = stream or sys.stdout
+    every = PROGRESS_TTY if stream.isatty() else PROGRESS_PLAIN
+    total = _sources(work)
+    start = os.path.getsize(build_log)
+    done = threading.Event()
+    started = time.monotonic()
+
+    def watch():
+        last = -1
+        while not done.wait(every):
+            try:
+                with open(build_log, "rb") as f:
+                    f.seek(start)
+                    n = len(COMPILED_RE.findall(f.read()))
+            except OSError:
+                continue
+            if n != last:
+                last = n
+                print(f"[build] {name}: {n} of about {total} objects compiled "
+                      f"({time.monotonic() - started:.0f} s)", file=stream, flush=True)
+    t = threading.Thread(target=watch, name=f"progress-{name}", daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
 
 
 def _forget_unfinished(work, earlier_log):
