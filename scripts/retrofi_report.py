@@ -40,6 +40,9 @@ class Row:
     # The shim census of the build (retrofi_census): one dict per shim in force,
     # {name, since, kind, change, modules}.
     shims: list = dataclasses.field(default_factory=list)
+    # Seconds per stage that ran: build, initramfs, boot (to /init, by the
+    # guest's clock), tests (from /init to power-off, by the guest's clock).
+    stages: dict = dataclasses.field(default_factory=dict)
 
     @property
     def ok(self):
@@ -65,12 +68,28 @@ def table(rows):
     widths = [max(len(l[i]) for l in lines) for i in range(len(head))]
     out = ["  ".join(v.ljust(w) for v, w in zip(l, widths)).rstrip() for l in lines]
     out.insert(1, "  ".join("-" * w for w in widths))
+    out += stage_table(rows)
     for r in rows:
         for n in r.notes:
             out.append(f"{r.target}: {n}")
         if r.reason and not r.ok:
             out.append(f"{r.target}: {r.reason}")
     return "\n".join(out)
+
+
+STAGES = ("build", "initramfs", "boot", "tests")
+
+
+def stage_table(rows):
+    """Seconds per stage, under the main table (lines; none if no row has any)."""
+    if not any(r.stages for r in rows):
+        return []
+    lines = [("seconds:",) + STAGES]
+    for r in rows:
+        lines.append((r.target,) + tuple(f"{r.stages[s]:.1f}" if s in r.stages else "-"
+                                         for s in STAGES))
+    widths = [max(len(l[i]) for l in lines) for i in range(len(lines[0]))]
+    return [""] + ["  ".join(v.ljust(w) for v, w in zip(l, widths)).rstrip() for l in lines]
 
 
 def to_json(rows, accel=None):

@@ -10,6 +10,7 @@ guest printed (retrofi_boot.judge), never from QEMU's exit status.
 
 import concurrent.futures
 import os
+import re
 import threading
 import time
 
@@ -72,6 +73,24 @@ def _census(target, b, row):
         say(target.name, row.reason)
 
 
+_PRINTK_RE = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)
+
+
+def guest_stages(console_log):
+    """{"boot": seconds to /init, "tests": seconds from /init to the last
+    kernel line}, by the guest's printk clock in the console ({} if the
+    console lacks them)."""
+    try:
+        with open(console_log, errors="replace") as f:
+            stamps = [(float(t), m) for t, m in _PRINTK_RE.findall(f.read())]
+    except OSError:
+        return {}
+    init = [t for t, m in stamps if m.startswith("Run /init as init process")]
+    if not init:
+        return {}
+    return {"boot": init[0], "tests": max(t for t, _ in stamps) - init[0]}
+
+
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
                mode="tests"):
     """One target through build, initramfs and boot; returns a report Row.
@@ -88,8 +107,10 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         + (f" at API level {target.api_level}" if target.kind == "shape" else ""))
     row = retrofi_report.Row(target.name, target.kind, "not run", "not run", logs=logs)
     try:
+        t0 = time.monotonic()
         b = retrofi_build.build(tree, kernel, logs["build"], api_level=target.api_level,
                                 jobs=jobs)
+        row.stages["build"] = time.monotonic() - t0
     except RetrofiError as e:
         row.build, row.reason = "fail", e.format()
         say(target.name, row.reason)
@@ -104,10 +125,12 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     if b is not None and row.build == "ok" and boot:
         try:
             say(target.name, "initramfs")
+            t0 = time.monotonic()
             initrd = retrofi_initramfs.build(kernel, b.tree,
                                              config={"etc/retrofi-mode": f"{mode}\n",
                                                      "etc/retrofi-census": b.census.guest_lines()},
                                              api_level=target.api_level)
+            row.stages["initramfs"] = time.monotonic() - t0
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
             r = retrofi_boot.boot(kernel, initrd, logs["console"], timeout=target.boot_timeout,
@@ -125,6 +148,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
                 row.notes.append(f"rerun under tcg: {r.rerun}")
                 say(target.name, f"rerun under tcg: {r.rerun}")
             row.tests = _test_rows(r.ktap, target.expected_skips)
+            row.stages.update(guest_stages(logs["console"]))
             if not r.ok:
                 row.reason = r.reason
             say(target.name, r.report().splitlines()[0])
