@@ -21,6 +21,7 @@ help:
 	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
 	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"
 	@echo "make check           run the test suite"
+	@echo "make bench           speed figures against same-run baselines (COLD=1: + cold matrix)"
 	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
 	@echo "make kernels-verify  re-check every cached package against the lock's sha256"
@@ -68,6 +69,14 @@ list:
 check: bootstrap
 	@src=$$($(RETROFI) kernels --source-path) && \
 	RETROFI_TEST_SOURCE="$$src" $(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
+
+# Speed against baselines measured in the same run: a table, and
+# bench/results/<date>-<host>.json compared with the previous result.
+# Never part of `make check` (its smoke mode is).  COLD=1 adds a cold
+# `make matrix` (empty cache, downloads: long).
+.PHONY: bench
+bench: bootstrap
+	$(PYTHON) scripts/retrofi_bench.py $(if $(COLD),--cold)
 
 # Only the tests that need neither network nor kernel packages.
 check-fast: bootstrap

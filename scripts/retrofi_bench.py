@@ -1,0 +1,377 @@
+#!/usr/bin/python3
+"""retrofi bench: how fast retrofi is, against baselines measured in the
+same run on the same machine.  `make bench` (COLD=1 adds a cold matrix).
+
+Every figure is a ratio to a baseline measured in this run, or a wall time
+in this run, shown with its goal and whether it is met; the results go to
+bench/results/<date>-<host>.json and are compared with the newest earlier
+result there.  The machine's load average before and after is recorded:
+figures taken on a loaded machine say so.
+
+--smoke runs the same code on a tiny synthetic project (a few files, two
+rules, a user-space make instead of Kbuild) in seconds, without kernels or
+QEMU; `make check` runs it (tests/scripts/test_bench.py).
+"""
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import textwrap
+from typing import Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import retrofi_bench_measure as measure  # noqa: E402
+import retrofi_generate  # noqa: E402
+from retrofi_errors import RetrofiError  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(REPO, "bench", "results")
+FORMAT = 1
+
+# key -> (what is measured, unit, goal: at most this)
+GOALS = {
+    "generate_cold_s": ("generation, cold (empty spatch cache)", "s", 10.0),
+    "generate_cold_vs_floor": ("generation cold / floor (1 spatch --jobs per rule)", "x", 1.2),
+    "generate_warm_s": ("generation, warm", "s", 1.5),
+    "build_vs_plain": ("build / plain make M= (6.12 headers, same -j)", "x", 1.05),
+    "incremental_vs_plain": ("rebuild after touching one mac80211 .c / plain", "x", 1.1),
+    "boot_tests_s": ("boot and guest tests, one target (TCG)", "s", 30.0),
+    "matrix_warm_s": ("make matrix, warm (default targets)", "s", 60.0),
+    "matrix_cold_s": ("make matrix, cold (empty cache, downloads)", "s", 25 * 60.0),
+}
+
+
+@dataclasses.dataclass
+class Figure:
+    key: str                  # a GOALS key, or "boot_tests_s:<target>"
+    value: Optional[float]    # None: not measured (detail says why)
+    detail: str = ""
+
+    @property
+    def goal(self):
+        return GOALS[self.key.split(":")[0]][2]
+
+    @property
+    def unit(self):
+        return GOALS[self.key.split(":")[0]][1]
+
+    @property
+    def name(self):
+        what = GOALS[self.key.split(":")[0]][0]
+        return what.replace("one target", self.key.split(":", 1)[1]) if ":" in self.key else what
+
+    @property
+    def met(self):
+        return None if self.value is None else self.value <= self.goal
+
+    def to_json(self):
+        return {"key": self.key, "name": self.name, "value": self.value, "unit": self.unit,
+                "goal": self.goal, "met": self.met, "detail": self.detail}
+
+
+def _fmt(value, unit):
+    if value is None:
+        return "-"
+    return f"{value:.2f}x" if unit == "x" else f"{value:.1f} s"
+
+
+def table(figures, previous=None):
+    """The figures as a text table; previous: {key: value} of the last result."""
+    previous = previous or {}
+    head = ("figure", "value", "goal", "met", "previous", "detail")
+    lines = [head]
+    for f in figures:
+        prev = previous.get(f.key)
+        lines.append((f.name, _fmt(f.value, f.unit), "<= " + _fmt(f.goal, f.unit),
+                      {True: "yes", False: "NO", None: "not run"}[f.met],
+                      _fmt(prev, f.unit), f.detail))
+    widths = [max(len(l[i]) for l in lines) for i in range(len(head) - 1)]
+    out = ["  ".join([v.ljust(w) for v, w in zip(l[:-1], widths)] + [l[-1]]).rstrip()
+           for l in lines]
+    out.insert(1, "-" * len(out[0]))
+    measured = [f for f in figures if f.met is not None]
+    out.append(f"{sum(1 for f in measured if f.met)} of {len(measured)} measured goals met"
+               + (f"; {len(figures) - len(measured)} not run" if len(measured) < len(figures)
+                  else ""))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- results
+
+
+def previous_result(results_dir):
+    """(path, {key: value}) of the newest result file, or (None, {})."""
+    try:
+        names = sorted(n for n in os.listdir(results_dir) if n.endswith(".json"))
+    except FileNotFoundError:
+        return None, {}
+    if not names:
+        return None, {}
+    path = max((os.path.join(results_dir, n) for n in names), key=os.path.getmtime)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return path, {x["key"]: x["value"] for x in data["figures"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise RetrofiError(f"not a bench result ({e.__class__.__name__}: {e})", where=path,
+                           fix="remove or repair it; bench results are written by "
+                               "scripts/retrofi_bench.py")
+
+
+def result_path(results_dir, when, host):
+    return os.path.join(results_dir, f"{when:%Y-%m-%d}-{host}.json")
+
+
+def write_result(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".bench-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=2, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# ---------------------------------------------------------------- figures
+
+
+def generation_figures(g):
+    return [
+        Figure("generate_cold_s", g["cold"],
+               f"{g['files']} files, {g['spatch_runs']} (rule, file) results computed"),
+        Figure("generate_cold_vs_floor", g["cold"] / g["floor"],
+               f"cold {g['cold']:.1f} s, floor {g['floor']:.1f} s"),
+        Figure("generate_warm_s", g["warm"], f"{g['warm_runs']} spatch results computed"),
+    ]
+
+
+def build_figures(b):
+    return [
+        Figure("build_vs_plain", b["full"] / b["full_plain"],
+               f"{b['full']:.1f} s ({b['objects']} objects) vs plain {b['full_plain']:.1f} s "
+               f"({b['objects_plain']} objects)"),
+        Figure("incremental_vs_plain", b["incremental"] / b["incremental_plain"],
+               f"{b['incremental']:.1f} s vs plain {b['incremental_plain']:.1f} s "
+               f"(touched {measure.TOUCHED})"),
+    ]
+
+
+def boot_figures(rows):
+    out = []
+    for r in rows:
+        st = r.get("stages") or {}
+        if r.get("boot") == "not run" or "build" not in st:
+            out.append(Figure(f"boot_tests_s:{r['target']}", None, f"boot: {r.get('boot')}"))
+            continue
+        wall = r["seconds"] - st.get("build", 0) - st.get("initramfs", 0)
+        guest = (f"; guest clock: to /init {st['boot']:.1f} s, tests {st['tests']:.1f} s"
+                 if "boot" in st and "tests" in st else "")
+        out.append(Figure(f"boot_tests_s:{r['target']}", wall,
+                          f"{r.get('accel') or '?'}, {r.get('boot')}{guest}"))
+    return out
+
+
+def _matrix_detail(seconds, code, rows, accel):
+    builds = ", ".join(f"{r['target']} {(r.get('stages') or {}).get('build', 0):.0f}"
+                       for r in rows)
+    return (f"exit {code}, accel {accel or '?'}, {sum(1 for r in rows if r.get('ok'))}/"
+            f"{len(rows)} rows ok; build s: {builds}")
+
+
+# ---------------------------------------------------------------- smoke input
+
+SMOKE_RULE = """\
+// must-match: yes
+// upstream: "foo: add foo_new()" (v9.9, synthetic: the bench's smoke input)
+// targets: < 9.9
+@@
+expression E;
+@@
+-foo_new(E);
++foo_old(E);
+"""
+
+SMOKE_MAKEFILE = """\
+SRCS := $(shell find . -name '*.c')
+all: $(SRCS:.c=.o)
+%.o: %.c
+\t$(CC) -c -o $@ $<
+"""
+
+
+def smoke_world(root):
+    """A tiny project and source tree: (repo, SourceTree)."""
+    files = {
+        "repo/drivers/copy-list": "dir net/mac80211 *.c *.h\n",
+        "repo/drivers/out-tree/Makefile": SMOKE_MAKEFILE,
+        "repo/include/linux/compat-x.h": "/* compat */\n",
+        "repo/compat/main.c": "int compat_main(void) { return 0; }\n",
+        "repo/semantic-patches/0001-foo.cocci": SMOKE_RULE,
+        "repo/semantic-patches/0002-bar.cocci": SMOKE_RULE.replace("foo", "bar"),
+        "src/Makefile": "# kernel\n",
+        "src/net/mac80211/foo.h": "void foo_new(int);\nvoid foo_old(int);\n"
+                                  "void bar_new(int);\nvoid bar_old(int);\n",
+    }
+    for i in range(6):
+        files[f"src/net/mac80211/f{i}.c"] = textwrap.dedent(f"""\
+            #include "foo.h"
+            void f{i}(void)
+            {{
+            \tfoo_new({i});
+            \tbar_new({i});
+            }}
+            """)
+    files["src/net/mac80211/main.c"] = '#include "foo.h"\nint main_x(void) { return 1; }\n'
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    src = retrofi_generate.SourceTree("linux-source-9.9", "9.9.1-1",
+                                      os.path.join(root, "src"), 1700000000)
+    return os.path.join(root, "repo"), src
+
+
+def smoke_builds(generated, source, repo, work, jobs):
+    gen_tree = os.path.join(work, "build-generated")
+    plain = os.path.join(work, "build-plain")
+    for t in (gen_tree, plain):
+        shutil.rmtree(t, ignore_errors=True)
+    shutil.copytree(generated, gen_tree)
+    shutil.copytree(os.path.join(source.path, "net"), os.path.join(plain, "net"))
+    with open(os.path.join(plain, "Makefile"), "w") as f:
+        f.write(SMOKE_MAKEFILE)
+    return measure.builds(gen_tree, plain, ["make", "-C", gen_tree, f"-j{jobs}"],
+                          lambda: ["make", "-C", plain, f"-j{jobs}"], work)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def run(args):
+    results_dir = os.path.abspath(args.results_dir)
+    prev_path, previous = previous_result(results_dir)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    host = socket.gethostname().split(".")[0] + ("-smoke" if args.smoke else "")
+    path = result_path(results_dir, now, host)
+    jobs = args.jobs or os.cpu_count() or 2
+    data = {"format": FORMAT, "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "host": host,
+            "smoke": args.smoke, "cores": os.cpu_count(), "jobs": jobs,
+            "commit": retrofi_generate.project_version(REPO), "load_before": measure.loadavg(),
+            "previous": os.path.basename(prev_path) if prev_path else None, "figures": []}
+    figures = []
+
+    def record(new):
+        figures.extend(new)
+        data["figures"] = [f.to_json() for f in figures]
+        data["load_after"] = measure.loadavg()
+        write_result(path, data)
+        for f in new:
+            print(f"[bench] {f.name}: {_fmt(f.value, f.unit)} "
+                  f"(goal <= {_fmt(f.goal, f.unit)}) {f.detail}", flush=True)
+
+    work = tempfile.mkdtemp(prefix="retrofi-bench-", dir=args.work_dir)
+    try:
+        if args.smoke:
+            repo, source = smoke_world(os.path.join(work, "world"))
+            kernel = None
+        else:
+            repo = REPO
+            source, kernel = _kernels()
+        print(f"[bench] generation: {source.package} {source.version}, -j{jobs}", flush=True)
+        g, generated = measure.generation(source, repo, work, jobs)
+        record(generation_figures(g))
+        print("[bench] builds: generated tree and plain make M=", flush=True)
+        try:
+            if args.smoke:
+                b = smoke_builds(generated, source, repo, work, jobs)
+            else:
+                b = measure.kernel_builds(generated, source.path, kernel, repo, work, jobs)
+        except RetrofiError as e:
+            # The other figures are still worth having; this one says why not.
+            print(e.format(), file=sys.stderr)
+            record([Figure(k, None, f"not measured: {e.what} ({e.where})")
+                    for k in ("build_vs_plain", "incremental_vs_plain")])
+        else:
+            record(build_figures(b))
+        record(_matrix_figures(args, work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(f"retrofi bench at {data['commit']} on {host} ({data['cores']} cores), load average "
+          f"before {data['load_before']}, after {data['load_after']}")
+    print(table(figures, previous))
+    print(f"\nresult: {path}" + (f"; previous: {prev_path}" if prev_path else "; no previous"))
+    return 0
+
+
+def _kernels():
+    import retrofi_kernels
+    import retrofi_matrix
+    matrix = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    k = retrofi_kernels.fetch(matrix, ["6.12"])
+    return k.source, k.targets["6.12"]
+
+
+def _matrix_figures(args, work):
+    if args.smoke or args.no_matrix:
+        why = "smoke mode" if args.smoke else "--no-matrix"
+        return [Figure("boot_tests_s", None, f"not run ({why})"),
+                Figure("matrix_warm_s", None, f"not run ({why})"),
+                Figure("matrix_cold_s", None, f"not run ({why})")]
+    out = []
+    if args.cold:
+        cache = os.path.join(work, "cold-cache")
+        s, code, rows, accel = measure.matrix_run(os.path.join(work, "matrix-cold"),
+                                                  env={"RETROFI_CACHE": cache})
+        out.append(Figure("matrix_cold_s", s, _matrix_detail(s, code, rows, accel)))
+        shutil.rmtree(cache, ignore_errors=True)
+    mout = os.path.join(work, "matrix")
+    head = retrofi_generate.project_version(REPO)
+    print("[bench] make matrix once to warm the caches (not timed)", flush=True)
+    measure.matrix_run(mout)
+    print("[bench] make matrix, warm (timed)", flush=True)
+    s, code, rows, accel = measure.matrix_run(mout)
+    detail = _matrix_detail(s, code, rows, accel)
+    if retrofi_generate.project_version(REPO) != head:
+        detail += "; NOT WARM: the checkout changed during the run (new build keys)"
+    out.append(Figure("matrix_warm_s", s, detail))
+    out += boot_figures(rows)
+    if not args.cold:
+        out.append(Figure("matrix_cold_s", None, "not run (make bench COLD=1)"))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="retrofi_bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true", help="a tiny synthetic input, in seconds")
+    ap.add_argument("--cold", action="store_true",
+                    help="also a cold make matrix (empty cache, downloads; long)")
+    ap.add_argument("--no-matrix", action="store_true", help="leave out the matrix figures")
+    ap.add_argument("--jobs", type=int, default=0, help="make -j and spatch --jobs (cores)")
+    ap.add_argument("--results-dir", default=RESULTS)
+    ap.add_argument("--work-dir", default=None, help="where the scratch trees go (TMPDIR)")
+    args = ap.parse_args(argv)
+    try:
+        return run(args)
+    except RetrofiError as e:
+        print(e.format(), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("retrofi bench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
