@@ -280,9 +280,20 @@ class SpatchCache:
 
 
 def count_sites(before, after):
-    """Changed sites = hunks of a zero-context diff of the two texts."""
+    """Changed sites = hunks of a zero-context diff of the two texts.
+
+    The lines both texts begin and end with are left out of the diff
+    (difflib's matcher is slow on whole kernel files: its time grows with
+    the lines that repeat, such as blank lines and braces)."""
     a = before.decode("utf-8", "replace").splitlines()
     b = after.decode("utf-8", "replace").splitlines()
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < len(a) - lo and hi < len(b) - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    a, b = a[lo:len(a) - hi], b[lo:len(b) - hi]
     return sum(1 for op in difflib.SequenceMatcher(None, a, b,
                                                    autojunk=False).get_opcodes()
                if op[0] != "equal")
