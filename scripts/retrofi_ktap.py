@@ -42,7 +42,7 @@ SPLAT_PATTERNS = [
                            r"still has locks held|\bDEBUG_LOCKS_WARN_ON\(")),
     ("kmemleak", re.compile(r"\bunreferenced object 0x[0-9a-f]+ \(size \d+\)|"
                             r"kmemleak: \d+ new suspected memory leaks")),
-    ("debugobjects", re.compile(r"\bODEBUG: ")),
+    ("debugobjects", re.compile(r"\bODEBUG: .*\bobject type: ")),
     # SLUB's own consistency checks: "BUG kmalloc-64 (Not tainted): Poison overwritten".
     ("slub", re.compile(r"\bBUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): ")),
     ("BUG", re.compile(r"\bBUG: ")),
