@@ -37,7 +37,7 @@ from retrofi_errors import RetrofiError
 # through this module).
 from retrofi_spatch import (  # noqa: F401
     CACHE_FORMAT, DEFAULT_TIMEOUT, SPATCH, SPATCH_OPTIONS, _NO_CHANGE_MSG, Rule, SpatchCache,
-    _apply_patch, _apply_rules_to_file, apply_rules, check_rule_syntax, check_rules, count_sites, default_cache_dir,
+    _apply_patch, _apply_rules_to_file, apply_rules, check_rule_syntax, count_sites, default_cache_dir,
     load_rules, run_spatch, spatch_version)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -467,7 +467,6 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
     rules = load_rules(os.path.join(repo, "semantic-patches"))
     sv = spatch_version(spatch)
     cache = SpatchCache(cache_dir or default_cache_dir(), sv, SPATCH_OPTIONS)
-    check_rules(rules, cache, spatch, timeout, jobs)
 
     out_dir = os.path.abspath(out_dir)
     final = os.path.join(out_dir, output_name(source, name))

@@ -162,19 +162,6 @@ def check_rule_syntax(rule, spatch=None, timeout=DEFAULT_TIMEOUT):
                            where=rule.path, fix="fix the rule's SmPL syntax")
 
 
-def check_rules(rules, cache, spatch=None, timeout=DEFAULT_TIMEOUT, jobs=1):
-    """check_rule_syntax for every rule the cache has not seen parse (with
-    this spatch), jobs at a time; the first failing rule is raised."""
-    todo = [r for r in rules if r.kind == "cocci" and not cache.parsed(r)]
-
-    def one(rule):
-        check_rule_syntax(rule, spatch, timeout)
-        cache.mark_parsed(rule)
-    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
-        for fut in [pool.submit(one, r) for r in todo]:
-            fut.result()
-
-
 # ------------------------------------------------------------------ cache
 
 
@@ -234,9 +221,8 @@ class SpatchCache:
             except (OSError, UnboundLocalError):
                 pass
 
-    # Beside the results (under <cache>/spatch-meta): the changed-site count of a changed result (a
-    # diff of two whole files, slow on big ones, so computed once) and the
-    # rules spatch parsed (a pure function of the rule and spatch).
+    # Beside the results (under <cache>/spatch-meta): the changed-site
+    # count of a changed result (a diff of two whole files), computed once.
     def sites(self, key, before, after):
         path = os.path.join(self.meta, key[:2], key + ".sites")
         try:
@@ -247,16 +233,6 @@ class SpatchCache:
         n = count_sites(before, after)
         self._store(path, str(n).encode())
         return n
-
-    def parsed(self, rule):
-        return os.path.exists(self._parsed_path(rule))
-
-    def mark_parsed(self, rule):
-        self._store(self._parsed_path(rule), b"ok")
-
-    def _parsed_path(self, rule):
-        h = hashlib.sha256(self.salt + b"\0parsed\0" + rule.sha256.encode())
-        return os.path.join(self.meta, h.hexdigest() + ".parsed")
 
     def _store(self, path, data):
         tmp = None
@@ -427,7 +403,8 @@ def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
     whose (rule, content) result the cache lacks go to one spatch process
     (run_spatch_batch), and each result is stored per file.
 
-    files: [(relpath, content)].  Returns ({relpath: final content},
+    files: [(relpath, content)].  A rule is parsed on its own (for spatch's
+    message) only when its run fails.  Returns ({relpath: final content},
     {relpath: [(rule index, sites)]})."""
     contents = dict(files)
     changes = {rel: [] for rel in contents}
@@ -444,9 +421,14 @@ def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
             else:
                 results[rel] = got
         if todo:
-            ran = run_spatch_batch(rule, [(rel, contents[rel]) for rel, _ in todo],
-                                   os.path.join(workdir, f"rule-{i}"), timeout,
-                                   spatch, cache.options, jobs)
+            try:
+                ran = run_spatch_batch(rule, [(rel, contents[rel]) for rel, _ in todo],
+                                       os.path.join(workdir, f"rule-{i}"), timeout,
+                                       spatch, cache.options, jobs)
+            except RetrofiError:
+                # A rule that does not parse says so, not "failed on file X".
+                check_rule_syntax(rule, spatch, timeout)
+                raise
             for rel, key in todo:
                 changed, out = ran[rel]
                 cache.put(key, changed, out or b"")
