@@ -21,6 +21,7 @@ help:
 	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
 	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"
 	@echo "make check           run the test suite"
+	@echo "make check-debug     the tests that boot the debug kernel (built on first use, long)"
 	@echo "make bench           speed figures against same-run baselines (COLD=1: + cold matrix)"
 	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
@@ -69,6 +70,12 @@ list:
 check: bootstrap
 	@src=$$($(RETROFI) kernels --source-path) && \
 	RETROFI_TEST_SOURCE="$$src" $(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
+
+# The tests that need the debug kernel (the build target debug-6.12): never
+# part of `make check`, since its cold build takes most of an hour here.
+.PHONY: check-debug
+check-debug: bootstrap
+	$(PYTHON) -m pytest -ra tests/debug-kernel $(PYTEST_ARGS)
 
 # Speed against baselines measured in the same run: a table, and
 # bench/results/<date>-<host>.json compared with the previous result.
