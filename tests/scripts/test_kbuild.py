@@ -160,3 +160,22 @@ def test_a_finished_build_is_reused_without_running_make(tmp_path, monkeypatch):
     assert kb.reused and calls == ["configure"]
     assert kb.image == str(d / "obj/arch/x86/boot/bzImage")
     assert kb.modules == str(d / "root/lib/modules/6.12.118-retrofi-debug")
+
+
+def test_the_runner_gets_the_kernel_of_a_build_target_and_of_its_shapes_once(tmp_path,
+                                                                            monkeypatch):
+    m = retrofi_matrix.load(write_matrix(tmp_path))
+    built = []
+
+    def fake_build(source, name, fragment, cache=None, jobs=2):
+        built.append((name, fragment))
+        return retrofi_kbuild._result(name, "k" * 16, str(tmp_path / name), "6.12.118-dbg",
+                                      0.0, True)
+    monkeypatch.setattr(retrofi_kbuild, "build", fake_build)
+    kernels = retrofi_kernels.Kernels(source=SOURCE, targets={"6.12": object()})
+    retrofi_kbuild.add_built(m, m.select(["debug", "debug-2.6.21", "6.12"]), kernels)
+    assert built == [("debug", str(tmp_path / "frag.config"))]
+    kt = kernels.targets["debug"]
+    assert (kt.headers, kt.kernelrelease) == (str(tmp_path / "debug" / "obj"), "6.12.118-dbg")
+    assert kt.image.endswith("obj/arch/x86/boot/bzImage")
+    assert kt.version == f"{SOURCE.version}+{'k' * 16}"
