@@ -55,6 +55,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 PKG_GLOB_RE = re.compile(r"^[a-z0-9][a-z0-9.+*?-]*$")
 SHAPES = "shapes"          # the selection of every shape target (TARGETS=shapes)
+DEFAULT = "default"        # the selection of the default targets (as no TARGETS)
 
 
 def abi_glob_regex(glob):
@@ -152,12 +153,15 @@ class Matrix:
         """The targets named (in matrix order), or the default ones.
 
         The name "shapes" stands for every shape target on a real base (a
-        shape on a build target's kernel is named on its own)."""
+        shape on a build target's kernel is named on its own), and
+        "default" for the default targets."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
         for n in names:
-            if n == SHAPES:
+            if n == DEFAULT:
+                group = [t for t in self.targets if t.default]
+            elif n == SHAPES:
                 group = [t for t in self.targets if t.kind == "shape"
                          and self.real_target(t).kind == "real"]
                 if not group:
@@ -287,9 +291,10 @@ def _parse_target(m, index):
     else:
         _check_keys(m, shape_keys, ["name", "kind", "default", "base", "api_level"], what)
     name = _str(m, "name", what, NAME_RE)
-    if name == SHAPES:
-        raise _SchemaError(f"a target cannot be named '{SHAPES}'", _line(m, "name"),
-                           f"rename it: TARGETS={SHAPES} selects every shape target")
+    if name in (SHAPES, DEFAULT):
+        raise _SchemaError(f"a target cannot be named '{name}'", _line(m, "name"),
+                           f"rename it: TARGETS={SHAPES} selects every shape target, "
+                           f"TARGETS={DEFAULT} the default ones")
     what = f"target '{name}'"
     default = m["default"]
     if not isinstance(default, bool):

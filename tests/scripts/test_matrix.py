@@ -81,9 +81,19 @@ def test_shapes_selection_adds_to_named_targets_without_duplicates():
     assert "no shape target" in e.what and "kind: shape" in e.fix
 
 
-def test_a_target_named_shapes_is_refused():
-    e = parse_error(GOOD.replace("name: shape-2.6.26", "name: shapes"))
-    assert "cannot be named 'shapes'" in e.what and "m.yaml:" in e.where
+@pytest.mark.parametrize("group", ["shapes", "default"])
+def test_a_target_named_like_a_selection_group_is_refused(group):
+    e = parse_error(GOOD.replace("name: shape-2.6.26", f"name: {group}"))
+    assert f"cannot be named '{group}'" in e.what and "m.yaml:" in e.where
+
+
+def test_default_selects_the_default_targets_beside_named_ones():
+    m = retrofi_matrix.parse(GOOD)
+    defaults = [t.name for t in m.select()]
+    assert [t.name for t in m.select(["default"])] == defaults
+    both = [t.name for t in m.select(["default", "shapes"])]
+    assert set(both) == set(defaults) | {t.name for t in m.select(["shapes"])}
+    assert len(both) == len(set(both))
 
 
 def test_good_matrix_gives_typed_targets():

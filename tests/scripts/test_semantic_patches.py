@@ -118,9 +118,13 @@ def test_every_probe_a_rule_tests_is_in_the_probe_list():
 # what an earlier one leaves for older kernels), compiled as the output
 # tree compiles the stack (compat headers first, include/retrofi/version.h
 # forced in, drivers/out-tree/Kbuild.cflags, the target's probes), against
-# the oldest and the newest real target: both sides of every version test
-# a rule writes are C that compiles, without a warning.
+# the oldest and the newest real target, and at the API level of the
+# oldest shape on the oldest target (what a shape row builds): both sides
+# of every version test a rule writes are C that compiles, without a
+# warning, at both levels.
 COMPILE_TARGETS = ("5.10", "6.12")
+SHAPE_LEVEL = "2.6.21"
+COMPILE_LEVELS = [("5.10", None), ("5.10", SHAPE_LEVEL), ("6.12", None)]
 
 
 @pytest.fixture(scope="module")
@@ -145,14 +149,14 @@ def compile_targets(tmp_path_factory):
     return out
 
 
-@pytest.mark.network
-@pytest.mark.parametrize("target", COMPILE_TARGETS)
-@pytest.mark.parametrize("rule", [r.name for r in _rules()])
-def test_rule_expected_output_compiles(rule, target, compile_targets, tmp_path):
+def compile_rule_pair(rule, target, api_level, compile_targets, tmp_path, goal="rule_pair.o"):
+    """Build goal (rule_pair.o or .i) of rule's expected.c, carried through
+    the later rules, for target at api_level (None: the target's own)."""
+    import retrofi_census
     kt, probes = compile_targets[target]
     out_tree = os.path.join(REPO, "drivers", "out-tree")
     mod = tmp_path / "mod"
-    mod.mkdir()
+    mod.mkdir(parents=True)
     src = mod / "rule_pair.c"
     shutil.copyfile(os.path.join(CASES, rule, "expected.c"), src)
     for later in [r for r in _rules() if r.name > rule]:
@@ -162,16 +166,59 @@ def test_rule_expected_output_compiles(rule, target, compile_targets, tmp_path):
         if out.exists():
             shutil.copyfile(out, src)
     shutil.copyfile(os.path.join(out_tree, "Kbuild.cflags"), mod / "Kbuild.cflags")
+    level = (f" -DRETROFI_API_CODE={retrofi_census.version_code(api_level)}"
+             if api_level else "")
     (mod / "Kbuild").write_text(
         "obj-m += rule_pair.o\n"
-        f"NOSTDINC_FLAGS += -I{probes} -I{REPO}/include "
+        f"NOSTDINC_FLAGS += -I{probes} -I{REPO}/include{level} "
         f"-I{out_tree}/include -include {out_tree}/include/retrofi/version.h\n"
         "include $(src)/Kbuild.cflags\n")
-    argv = ["make", "-C", kt.headers, f"M={mod}", "rule_pair.o"]
+    argv = ["make", "-C", kt.headers, f"M={mod}", goal]
     if kt.cc:
         argv.append(f"CC={kt.cc}")
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0 and (mod / "rule_pair.o").exists(), \
-        f"{rule}/expected.c does not build for {target}:\n{p.stdout[-4000:]}"
+    what = f"{rule}/expected.c for {target}" + (f" at API level {api_level}" if api_level else "")
+    assert p.returncode == 0 and (mod / goal).exists(), \
+        f"{what} does not build:\n{p.stdout[-4000:]}"
     warnings = [line for line in p.stdout.splitlines() if "warning:" in line]
-    assert warnings == [], f"{rule}/expected.c warns for {target}:\n{p.stdout[-4000:]}"
+    assert warnings == [], f"{what} warns:\n{p.stdout[-4000:]}"
+    return (mod / goal).read_text(errors="replace") if goal.endswith(".i") else None
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target,api_level", COMPILE_LEVELS,
+                         ids=[f"{t}" + (f"-api{a}" if a else "") for t, a in COMPILE_LEVELS])
+@pytest.mark.parametrize("rule", [r.name for r in _rules()])
+def test_rule_expected_output_compiles(rule, target, api_level, compile_targets, tmp_path):
+    compile_rule_pair(rule, target, api_level, compile_targets, tmp_path)
+
+
+# A rewrite whose old form still works on the newer kernel follows the API
+# level (RETROFI_API_HAS), so a shape runs the old-kernel code on its base:
+# on 6.12, which has timer_shutdown_sync(), rule 0001's expected output
+# calls it at the real level and del_timer_sync() at a 2.6.21 API level.
+# (Every other rule's forms follow the real version: their old forms do not
+# compile, or change an ABI, on a kernel that has the new one.)
+@pytest.mark.network
+def test_a_rule_whose_old_form_still_works_follows_the_api_level(compile_targets, tmp_path):
+    rule = "0001-timer-shutdown"
+    assert rule in [r.name for r in _rules() if "RETROFI_API_HAS(" in open(r.path).read()]
+    real = compile_rule_pair(rule, "6.12", None, compile_targets, tmp_path / "real", "rule_pair.i")
+    shape = compile_rule_pair(rule, "6.12", SHAPE_LEVEL, compile_targets, tmp_path / "shape",
+                              "rule_pair.i")
+    assert "timer_shutdown_sync(" in own_lines(real) and "del_timer_sync(" not in own_lines(real)
+    assert "del_timer_sync(" in own_lines(shape) and "timer_shutdown_sync(" not in own_lines(shape)
+
+
+def own_lines(preprocessed):
+    """The lines of a .i file that come from rule_pair.c itself (after its
+    line markers), not from the headers it includes."""
+    import re
+    mine, out = False, []
+    for line in preprocessed.splitlines():
+        m = re.match(r'^# \d+ "([^"]*)"', line)
+        if m:
+            mine = m.group(1).endswith("rule_pair.c")
+        elif mine:
+            out.append(line)
+    return "\n".join(out)
