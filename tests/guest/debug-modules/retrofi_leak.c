@@ -4,9 +4,9 @@
  * are dropped. kmemleak's scan after the tests must report it.
  *
  * Eight objects, not one: a stale copy of the last pointer may survive in
- * a stack frame or register save area that kmemleak scans (seen here: a
- * single leaked object was not reported), which keeps that object
- * referenced; the seven before it have no copy left anywhere.
+ * a stack frame or register save area that kmemleak scans, which keeps
+ * that object referenced (seen here: 7 of the 8 are reported); the ones
+ * before it have no copy left anywhere.
  */
 #include <linux/init.h>
 #include <linux/module.h>
