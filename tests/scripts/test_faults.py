@@ -242,11 +242,13 @@ class Run:
 
 
 def _private_matrix(dst):
-    """A copy of the matrix file and its lock in dst (the lock is found
-    beside the matrix file)."""
+    """A copy of the matrix file, its lock and the config fragments it names
+    in dst (both are found relative to the matrix file)."""
     os.makedirs(dst, exist_ok=True)
     for n in ("kernel-matrix.yaml", "kernel-matrix.lock"):
         shutil.copy(os.path.join(REPO, n), os.path.join(dst, n))
+    shutil.copytree(os.path.join(REPO, "kernel-configs"), os.path.join(dst, "kernel-configs"),
+                    dirs_exist_ok=True)
     return os.path.join(dst, "kernel-matrix.yaml")
 
 

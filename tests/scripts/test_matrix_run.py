@@ -17,7 +17,8 @@ import retrofi_kernels
 import retrofi_matrix
 from conftest import REPO, oldest_default_real, run_cli
 
-GUEST_TESTS = ("backport_modules_are_loaded_from_updates", "compat_selftest",
+GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
+               "shims_in_force_are_in_the_installed_modules", "compat_selftest",
                "compat_selftest_forced_api_2_6_21",
                "station_scan_lists_the_ap_ssid", "open_association_passes_traffic",
                "wpa2_psk_association_passes_traffic", "wpa3_sae_association_passes_traffic",
