@@ -13,7 +13,6 @@ import glob
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 
 from retrofi_errors import RetrofiError
@@ -180,7 +179,7 @@ Acquire::Retries "2";
 
     def _run(self, argv, what, capture=True, cwd=None):
         if not os.path.exists(KEYRING):
-            raise RetrofiError(f"Debian's archive keyring is missing", where=KEYRING,
+            raise RetrofiError("Debian's archive keyring is missing", where=KEYRING,
                                fix="apt-get install debian-archive-keyring (scripts/bootstrap does it)")
         try:
             p = subprocess.run(argv, env=self._env(), cwd=cwd, text=True,

@@ -22,7 +22,6 @@ import dataclasses
 import errno
 import fcntl
 import glob
-import hashlib
 import json
 import os
 import re
@@ -32,13 +31,10 @@ import threading
 import time
 
 import retrofi_apt
-import retrofi_debversion
 import retrofi_fs
+import retrofi_pins
 from retrofi_errors import RetrofiError
 
-LOCK_VERSION = 1
-# Dependencies of a headers package that are part of the headers tree.
-FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
 # Free space the lists of one suite set need, before anything is downloaded.
 MIN_FREE_FOR_LISTS = 200 << 20
 UNPACK_FACTOR = 5     # unpacked kernel packages take about this many times their .deb size
@@ -133,116 +129,6 @@ def disk_errors(where):
             raise RetrofiError(f"cannot write ({e.strerror})", where=e.filename or where,
                                fix="make the cache writable or set RETROFI_CACHE")
         raise
-
-
-# ---------------------------------------------------------------- lock file
-
-def lock_path(matrix_path):
-    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
-    return base + ".lock"
-
-
-def spec_digest(item):
-    if item.key == "source":
-        spec = {"package": item.package, "suites": list(item.suites)}
-    else:
-        spec = {"suites": list(item.suites), "abi": item.abi, "flavour": item.flavour,
-                "headers": item.headers, "image": item.image}
-    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def load_lock(path):
-    if not os.path.exists(path):
-        return {}
-    try:
-        data = json.load(open(path))
-    except (OSError, ValueError) as e:
-        raise RetrofiError(f"cannot read the lock file: {e}", where=path,
-                           fix="restore it from git or delete it and run `make kernels-update`")
-    if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or \
-            not isinstance(data.get("entries"), dict):
-        raise RetrofiError("the lock file has an unknown format", where=path,
-                           fix="restore it from git or delete it and run `make kernels-update`")
-    return data["entries"]
-
-
-def save_lock(path, entries):
-    text = json.dumps({"version": LOCK_VERSION,
-                       "comment": "retrofi pins: written by `make kernels`/`make kernels-update`; commit it",
-                       "entries": entries}, indent=2, sort_keys=True) + "\n"
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def entry_digest(entry):
-    return hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------- resolving
-
-def newest(pkgs):
-    return max(pkgs, key=lambda p: retrofi_debversion.sort_key(p.version))
-
-
-def resolve_source(apt, source):
-    apt.update()
-    pkgs = apt.versions(source.package)
-    if not pkgs:
-        raise RetrofiError(f"package {source.package} not found in suites {', '.join(source.suites)}",
-                           where="kernel-matrix.yaml: source",
-                           fix="check the package name and suites (apt-cache policy "
-                               f"{source.package} on a machine with those suites)")
-    p = newest(pkgs)
-    return {"spec": spec_digest(source), "packages": [p.pin()]}
-
-
-def _closure(apt, root):
-    """root plus the linux-headers/linux-kbuild packages it depends on."""
-    out, todo, seen = [root], [root], {root.name}
-    while todo:
-        pkg = todo.pop()
-        for alts in retrofi_apt.parse_depends(pkg.depends):
-            for name, op, ver in alts:
-                if not FOLLOW_DEPENDS.match(name) or name in seen:
-                    continue
-                cands = [c for c in apt.versions(name)
-                         if op is None or retrofi_debversion.satisfies(c.version, op, ver)]
-                if not cands:
-                    raise RetrofiError(f"{pkg.name}={pkg.version} depends on {name}"
-                                       f"{f' ({op} {ver})' if op else ''}, which is not in "
-                                       f"suites {', '.join(apt.suites)}",
-                                       fix="add the suite that carries it to the target's suites")
-                dep = newest(cands)
-                seen.add(name)
-                out.append(dep)
-                todo.append(dep)
-                break
-    return out
-
-
-def resolve_target(apt, target):
-    apt.update()
-    prefix = target.headers.split("{", 1)[0].format(flavour=target.flavour)
-    candidates = []
-    for name in apt.pkgnames(prefix):
-        abi = target.abi_from_headers(name)
-        if abi is None:
-            continue
-        images = {p.version: p for p in apt.versions(target.image_for(abi))}
-        for h in apt.versions(name):
-            if h.version in images:
-                candidates.append((abi, h, images[h.version]))
-    if not candidates:
-        raise RetrofiError(f"no {target.headers_glob()} with a matching {target.image_for(target.abi)} "
-                           f"in suites {', '.join(target.suites)}",
-                           where=f"kernel-matrix.yaml: target '{target.name}'",
-                           fix="check abi:, flavour: and suites: against the archive")
-    abi, headers, image = max(candidates, key=lambda c: retrofi_debversion.sort_key(c[1].version))
-    pkgs = _closure(apt, headers) + [image]
-    return {"spec": spec_digest(target), "abi": abi, "version": headers.version,
-            "packages": sorted((p.pin() for p in pkgs), key=lambda p: p["name"])}
 
 
 # ---------------------------------------------------------------- downloading
@@ -386,7 +272,7 @@ def unpack_target(cache, target, entry, debs):
     parent = os.path.join(cache, "targets")
     os.makedirs(parent, exist_ok=True)
     final = os.path.join(parent, target.name)
-    digest = entry_digest(entry)
+    digest = retrofi_pins.entry_digest(entry)
     if _stamp_ok(final, digest):
         return final
     _clean_stale(parent)
@@ -412,7 +298,7 @@ def unpack_source(cache, source, entry, deb):
     parent = os.path.join(cache, "source")
     os.makedirs(parent, exist_ok=True)
     final = os.path.join(parent, f"{pin['name']}_{pin['version']}")
-    digest = entry_digest(entry)
+    digest = retrofi_pins.entry_digest(entry)
     if _stamp_ok(final, digest):
         return final
     _clean_stale(parent)
@@ -492,11 +378,11 @@ def _items(matrix, names):
 def update(matrix, names=None, cache=None):
     """Re-resolve the pins of the source and the named (default: all) targets."""
     cache = cache or cache_dir()
-    lpath = lock_path(matrix.path)
+    lpath = retrofi_pins.lock_path(matrix.path)
     names = names or [t.name for t in matrix.targets]
     with cache_lock(cache), disk_errors(cache):
         check_free(cache, MIN_FREE_FOR_LISTS, "the package lists")
-        entries = load_lock(lpath)
+        entries = retrofi_pins.load_lock(lpath)
         new = dict(entries)
         apts = {}
 
@@ -506,10 +392,10 @@ def update(matrix, names=None, cache=None):
             return apts[suites]
 
         log(f"resolving {matrix.source.package}")
-        new["source"] = resolve_source(apt_for(matrix.source.suites), matrix.source)
+        new["source"] = retrofi_pins.resolve_source(apt_for(matrix.source.suites), matrix.source)
         for t in _items(matrix, names):
             log(f"resolving target {t.name}")
-            new[t.key] = resolve_target(apt_for(t.suites), t)
+            new[t.key] = retrofi_pins.resolve_target(apt_for(t.suites), t)
         for key in sorted(new):
             old, cur = entries.get(key), new[key]
             if old != cur:
@@ -517,7 +403,7 @@ def update(matrix, names=None, cache=None):
                 log(f"pin {key}: {was} -> {_describe(cur)}")
         if new == entries:
             log("pins unchanged")
-        save_lock(lpath, new)
+        retrofi_pins.save_lock(lpath, new)
     return new
 
 
@@ -531,10 +417,10 @@ def _describe(entry):
 def fetch(matrix, names=None, cache=None, with_source=True):
     """Make the source and the selected targets present and verified in the cache."""
     cache = cache or cache_dir()
-    lpath = lock_path(matrix.path)
+    lpath = retrofi_pins.lock_path(matrix.path)
     started = time.monotonic()
     with cache_lock(cache), disk_errors(cache):
-        entries = load_lock(lpath)
+        entries = retrofi_pins.load_lock(lpath)
         items = ([matrix.source] if with_source else []) + _items(matrix, names)
         apts = {}
 
@@ -547,14 +433,15 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         changed = False
         for item in items:
             entry = entries.get(item.key)
-            if entry is None or entry.get("spec") != spec_digest(item):
+            if entry is None or entry.get("spec") != retrofi_pins.spec_digest(item):
                 why = "not pinned yet" if entry is None else "its matrix entry changed"
                 log(f"resolving {item.key} ({why})")
-                resolver = resolve_source if item.key == "source" else resolve_target
+                resolver = (retrofi_pins.resolve_source if item.key == "source"
+                            else retrofi_pins.resolve_target)
                 entries[item.key] = resolver(apt_for(item.suites), item)
                 changed = True
         if changed:
-            save_lock(lpath, entries)
+            retrofi_pins.save_lock(lpath, entries)
             log(f"pins written to {os.path.relpath(lpath)}")
 
         work = 0
@@ -570,7 +457,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
                                                       f"{entry['packages'][0]['version']}")
             suites = matrix.source.suites
             deb = ensure_deb(cache, lambda: apt_for(suites), entry["packages"][0])
-            if not _stamp_ok(directory, entry_digest(entry)):
+            if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
                 unpack_source(cache, matrix.source, entry, deb)
                 work += 1
             source = _source_record(directory)
@@ -579,7 +466,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
             entry = entries[t.key]
             directory = os.path.join(cache, "targets", t.name)
             debs = [ensure_deb(cache, lambda s=t.suites: apt_for(s), p) for p in entry["packages"]]
-            if not _stamp_ok(directory, entry_digest(entry)):
+            if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
                 unpack_target(cache, t, entry, debs)
                 work += 1
             targets[t.name] = _target_record(directory, t, entry)
@@ -597,7 +484,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
 def verify(matrix, names=None, cache=None):
     """Re-check every cached .deb of the selection against the lock (sha256)."""
     cache = cache or cache_dir()
-    entries = load_lock(lock_path(matrix.path))
+    entries = retrofi_pins.load_lock(retrofi_pins.lock_path(matrix.path))
     bad = []
     for item in [matrix.source] + _items(matrix, names):
         entry = entries.get(item.key)

@@ -2,8 +2,6 @@
 source tree when RETROFI_TEST_SOURCE names one."""
 
 import os
-import stat
-import sys
 import textwrap
 import time
 

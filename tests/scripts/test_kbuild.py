@@ -11,7 +11,6 @@ import pytest
 import retrofi_kbuild
 import retrofi_kernels
 import retrofi_matrix
-from conftest import REPO
 from retrofi_errors import RetrofiError
 
 SOURCE = retrofi_kernels.SourceTree("linux-source-6.12", "6.12.118-1~deb12u1", "/nonexistent", 0)

@@ -16,6 +16,7 @@ import retrofi_apt
 import retrofi_debversion
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_pins
 from conftest import REPO, run_cli
 from retrofi_errors import RetrofiError
 
@@ -128,7 +129,7 @@ def test_corrupt_lock_file_is_named(tmp_path):
     p = tmp_path / "kernel-matrix.lock"
     p.write_text("{ not json")
     with pytest.raises(RetrofiError) as e:
-        retrofi_kernels.load_lock(str(p))
+        retrofi_pins.load_lock(str(p))
     assert e.value.where == str(p) and "kernels-update" in e.value.fix
 
 
@@ -205,7 +206,7 @@ def real_kernels():
 def test_resolver_picks_newest_headers_with_matching_image(tmp_path):
     m = small_matrix(tmp_path)
     apt = retrofi_apt.PrivateApt(str(tmp_path / "cache"), m.target("6.1").suites)
-    entry = retrofi_kernels.resolve_target(apt, m.target("6.1"))
+    entry = retrofi_pins.resolve_target(apt, m.target("6.1"))
     names = {p["name"] for p in entry["packages"]}
     abi = entry["abi"]
     assert abi.startswith("6.1.0-")
@@ -235,7 +236,7 @@ def test_target_without_packages_is_named(tmp_path):
     m = small_matrix(tmp_path, abi="9.9.0-*")
     apt = retrofi_apt.PrivateApt(str(tmp_path / "c"), m.target("6.1").suites)
     with pytest.raises(RetrofiError) as e:
-        retrofi_kernels.resolve_target(apt, m.target("6.1"))
+        retrofi_pins.resolve_target(apt, m.target("6.1"))
     assert "linux-headers-9.9.0-*-amd64" in e.value.what and "target '6.1'" in e.value.where
 
 
@@ -259,7 +260,7 @@ def test_unreachable_mirror_is_one_clear_error(tmp_path):
 def test_pin_no_longer_in_archive_says_to_update(tmp_path):
     m = small_matrix(tmp_path)
     apt = retrofi_apt.PrivateApt(str(tmp_path / "c"), m.target("6.1").suites)
-    entry = retrofi_kernels.resolve_target(apt, m.target("6.1"))
+    entry = retrofi_pins.resolve_target(apt, m.target("6.1"))
     kbuild = next(p for p in entry["packages"] if p["name"] == "linux-kbuild-6.1")
     gone = dict(kbuild, version="6.1.0-0retrofi.gone", filename="pool/x/linux-kbuild-6.1_gone.deb")
     with pytest.raises(RetrofiError) as e:
@@ -274,7 +275,7 @@ def test_corrupt_cached_deb_is_detected_named_and_fetched_again(tmp_path, capsys
     cache = str(tmp_path / "c")
     m = small_matrix(tmp_path)
     apt = retrofi_apt.PrivateApt(cache, m.target("6.1").suites)
-    entry = retrofi_kernels.resolve_target(apt, m.target("6.1"))
+    entry = retrofi_pins.resolve_target(apt, m.target("6.1"))
     pin = next(p for p in entry["packages"] if p["name"] == "linux-kbuild-6.1")
     path = retrofi_kernels.ensure_deb(cache, apt, pin)
     assert retrofi_apt.sha256_file(path) == pin["sha256"]

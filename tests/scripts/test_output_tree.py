@@ -36,7 +36,6 @@ def built(fetched, tree):
 
 def module_root(kt, dst):
     """A copy of the target's modules tree to install into (modules hardlinked)."""
-    src = os.path.dirname(kt.modules)
     os.makedirs(dst / "lib" / "modules")
     subprocess.run(["cp", "-al", kt.modules, str(dst / "lib" / "modules")], check=True)
     return dst / "lib" / "modules" / kt.kernelrelease

@@ -1,0 +1,133 @@
+"""The pins: the matrix's kernel packages resolved in Debian's archive (the
+newest headers with a matching image, and the headers' own linux-headers and
+linux-kbuild dependencies), and the lock file that records them beside the
+matrix file (kernel-matrix.lock).
+
+In:  a matrix item (the source or a real target) and a PrivateApt of its suites.
+Out: a lock entry: the item's spec digest and the pinned packages (name,
+     version, filename, size, sha256).
+"""
+
+import hashlib
+import json
+import os
+import re
+
+import retrofi_apt
+import retrofi_debversion
+from retrofi_errors import RetrofiError
+
+LOCK_VERSION = 1
+
+# Dependencies of a headers package that are part of the headers tree.
+FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
+
+
+# ---------------------------------------------------------------- lock file
+
+def lock_path(matrix_path):
+    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
+    return base + ".lock"
+
+
+def spec_digest(item):
+    if item.key == "source":
+        spec = {"package": item.package, "suites": list(item.suites)}
+    else:
+        spec = {"suites": list(item.suites), "abi": item.abi, "flavour": item.flavour,
+                "headers": item.headers, "image": item.image}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_lock(path):
+    if not os.path.exists(path):
+        return {}
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError) as e:
+        raise RetrofiError(f"cannot read the lock file: {e}", where=path,
+                           fix="restore it from git or delete it and run `make kernels-update`")
+    if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or \
+            not isinstance(data.get("entries"), dict):
+        raise RetrofiError("the lock file has an unknown format", where=path,
+                           fix="restore it from git or delete it and run `make kernels-update`")
+    return data["entries"]
+
+
+def save_lock(path, entries):
+    text = json.dumps({"version": LOCK_VERSION,
+                       "comment": "retrofi pins: written by `make kernels`/`make kernels-update`; commit it",
+                       "entries": entries}, indent=2, sort_keys=True) + "\n"
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def entry_digest(entry):
+    return hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- resolving
+
+def newest(pkgs):
+    return max(pkgs, key=lambda p: retrofi_debversion.sort_key(p.version))
+
+
+def resolve_source(apt, source):
+    apt.update()
+    pkgs = apt.versions(source.package)
+    if not pkgs:
+        raise RetrofiError(f"package {source.package} not found in suites {', '.join(source.suites)}",
+                           where="kernel-matrix.yaml: source",
+                           fix="check the package name and suites (apt-cache policy "
+                               f"{source.package} on a machine with those suites)")
+    p = newest(pkgs)
+    return {"spec": spec_digest(source), "packages": [p.pin()]}
+
+
+def _closure(apt, root):
+    """root plus the linux-headers/linux-kbuild packages it depends on."""
+    out, todo, seen = [root], [root], {root.name}
+    while todo:
+        pkg = todo.pop()
+        for alts in retrofi_apt.parse_depends(pkg.depends):
+            for name, op, ver in alts:
+                if not FOLLOW_DEPENDS.match(name) or name in seen:
+                    continue
+                cands = [c for c in apt.versions(name)
+                         if op is None or retrofi_debversion.satisfies(c.version, op, ver)]
+                if not cands:
+                    raise RetrofiError(f"{pkg.name}={pkg.version} depends on {name}"
+                                       f"{f' ({op} {ver})' if op else ''}, which is not in "
+                                       f"suites {', '.join(apt.suites)}",
+                                       fix="add the suite that carries it to the target's suites")
+                dep = newest(cands)
+                seen.add(name)
+                out.append(dep)
+                todo.append(dep)
+                break
+    return out
+
+
+def resolve_target(apt, target):
+    apt.update()
+    prefix = target.headers.split("{", 1)[0].format(flavour=target.flavour)
+    candidates = []
+    for name in apt.pkgnames(prefix):
+        abi = target.abi_from_headers(name)
+        if abi is None:
+            continue
+        images = {p.version: p for p in apt.versions(target.image_for(abi))}
+        for h in apt.versions(name):
+            if h.version in images:
+                candidates.append((abi, h, images[h.version]))
+    if not candidates:
+        raise RetrofiError(f"no {target.headers_glob()} with a matching {target.image_for(target.abi)} "
+                           f"in suites {', '.join(target.suites)}",
+                           where=f"kernel-matrix.yaml: target '{target.name}'",
+                           fix="check abi:, flavour: and suites: against the archive")
+    abi, headers, image = max(candidates, key=lambda c: retrofi_debversion.sort_key(c[1].version))
+    pkgs = _closure(apt, headers) + [image]
+    return {"spec": spec_digest(target), "abi": abi, "version": headers.version,
+            "packages": sorted((p.pin() for p in pkgs), key=lambda p: p["name"])}
