@@ -35,8 +35,8 @@ import shutil
 import subprocess
 import time
 
-import retrofi_initramfs
 import retrofi_kernels
+import retrofi_userland
 from retrofi_errors import RetrofiError
 
 KBUILD_VERSION = 1
@@ -49,7 +49,7 @@ NICE = 10
 # Host tools a kernel build needs that a machine set up for out-of-tree
 # builds lacks (Kconfig's lexer and parser, objtool's libelf).  They are
 # taken from Debian's archive with the private apt configuration and
-# unpacked into the cache (retrofi_initramfs.userland), never installed.
+# unpacked into the cache (retrofi_userland.unpacked), never installed.
 TOOL_PACKAGES = ("flex", "bison", "m4", "libelf-dev")
 TOOL_SUITES = ("bookworm",)
 CONFIG_LINE = re.compile(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$")
@@ -160,7 +160,8 @@ def _lock(directory):
 
 def host_tools(cache):
     """(environment, make arguments) that put the unpacked tools in use."""
-    u = retrofi_initramfs.userland(cache, packages=TOOL_PACKAGES, suites=TOOL_SUITES)
+    u = retrofi_userland.unpacked(cache, packages=TOOL_PACKAGES, suites=TOOL_SUITES,
+                                  what="the kernel build tools")
     usr = os.path.join(u.root, "usr")
     env = dict(os.environ, LC_ALL="C",
                PATH=os.path.join(usr, "bin") + os.pathsep + os.environ.get("PATH", ""),
