@@ -26,6 +26,7 @@ import time
 from typing import Optional, Tuple
 
 import retrofi_ktap
+import retrofi_progress
 from retrofi_errors import RetrofiError
 
 DEFAULT_TIMEOUT = 180
@@ -92,6 +93,28 @@ class QemuRun:
     fault: str             # a fault of the machine seen on the console, or ""
     seconds: float
     text: str              # the console log
+
+
+# The guest's top-level KTAP plan and results start their console lines;
+# the nested subtests are indented and kernel messages carry a timestamp.
+TOP_PLAN_RE = re.compile(r"^1\.\.(\d+)\r?$", re.M)
+TOP_RESULT_RE = re.compile(r"^(?:not )?ok \d+\b", re.M)
+
+
+def guest_progress(text):
+    """"N of M guest tests done" from the console so far, or None before
+    the guest has printed its plan."""
+    m = TOP_PLAN_RE.search(text)
+    if not m:
+        return None
+    return f"{len(TOP_RESULT_RE.findall(text, m.end()))} of {m.group(1)} guest tests done"
+
+
+def _console_progress(name, log_path, stream=None, every=None):
+    def read(_seconds):
+        with open(log_path, "rb") as f:
+            return guest_progress(f.read().decode("utf-8", errors="replace"))
+    return retrofi_progress.ticker(f"[boot] {name}:", read, stream, every)
 
 
 def console_lines(text):
@@ -225,7 +248,7 @@ def _accel_name(accel):
 
 
 def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), append="",
-         memory=1024, accel="tcg", expected_skips=()):
+         memory=1024, accel="tcg", expected_skips=(), progress=None):
     """Boot target.image with initrd; the console goes to log_path.
 
     target: a retrofi_kernels.KernelTree; initrd: a path or an Initramfs.
@@ -233,7 +256,8 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     accel: "tcg" or "kvm" (or a retrofi_accel.Accel).  Under KVM a fault of
     the machine (KVM internal error, silence after the firmware) is not a
     test result: the boot is run again, once, under TCG, and the result
-    says so in .rerun.
+    says so in .rerun.  While it runs, a line tells how many of the
+    guest's planned tests are done (on progress, a stream; default stdout).
     """
     initrd = getattr(initrd, "path", initrd)
     qemu = shutil.which(QEMU)
@@ -252,15 +276,16 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     accel_name = _accel_name(accel)
     rerun = ""
     argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", accel_name])
-    run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
-    if run.fault:
-        rerun = run.fault
-        os.replace(log_path, log_path + ".kvm-fault")
-        accel_name = "tcg"
-        argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", "tcg"])
-        first = run.seconds
-        run = run_qemu(argv, log_path, timeout)
-        run = dataclasses.replace(run, seconds=run.seconds + first)
+    with _console_progress(target.name, log_path, progress):
+        run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
+        if run.fault:
+            rerun = run.fault
+            os.replace(log_path, log_path + ".kvm-fault")
+            accel_name = "tcg"
+            argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", "tcg"])
+            first = run.seconds
+            run = run_qemu(argv, log_path, timeout)
+            run = dataclasses.replace(run, seconds=run.seconds + first)
     status, reason, ktap, splats = judge(run.text, allowed, run.timed_out, expected_skips)
     if status == "pass" and run.code != 0:
         status, reason = "fail", f"QEMU exited {run.code} after the tests passed"

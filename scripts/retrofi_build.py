@@ -37,13 +37,13 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 import retrofi_census
 import retrofi_fs
 import retrofi_kernels
+import retrofi_progress
 from retrofi_errors import RetrofiError
 
 WARNING_RE = re.compile(r"\bwarning:|^WARNING:", re.M)
@@ -378,10 +378,7 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
     return BuildResult(kernel.name, True, work, log_path, seconds, warnings, modules)
 
 
-# Progress while make runs: a line every few seconds on a terminal, every
-# PROGRESS_PLAIN seconds (when it moved) in a log that is not one.
-PROGRESS_TTY = 5
-PROGRESS_PLAIN = 30
+# Progress while make runs (retrofi_progress): the objects compiled so far.
 COMPILED_RE = re.compile(rb"^  CC \[M\]  ", re.M)
 
 
@@ -392,37 +389,17 @@ def _sources(work):
                if f.endswith(".c") and not f.endswith(".mod.c"))
 
 
-@contextlib.contextmanager
 def _progress(name, work, build_log, stream=None):
     """Print "<name>: N of about M objects compiled" while the block runs,
     counted from the CC lines make writes to build_log after now."""
-    stream = stream or sys.stdout
-    every = PROGRESS_TTY if stream.isatty() else PROGRESS_PLAIN
     total = _sources(work)
     start = os.path.getsize(build_log)
-    done = threading.Event()
-    started = time.monotonic()
 
-    def watch():
-        last = -1
-        while not done.wait(every):
-            try:
-                with open(build_log, "rb") as f:
-                    f.seek(start)
-                    n = len(COMPILED_RE.findall(f.read()))
-            except OSError:
-                continue
-            if n != last:
-                last = n
-                print(f"[build] {name}: {n} of about {total} objects compiled "
-                      f"({time.monotonic() - started:.0f} s)", file=stream, flush=True)
-    t = threading.Thread(target=watch, name=f"progress-{name}", daemon=True)
-    t.start()
-    try:
-        yield
-    finally:
-        done.set()
-        t.join()
+    def compiled(_seconds):
+        with open(build_log, "rb") as f:
+            f.seek(start)
+            return f"{len(COMPILED_RE.findall(f.read()))} of about {total} objects compiled"
+    return retrofi_progress.ticker(f"[build] {name}:", compiled, stream)
 
 
 def _forget_unfinished(work, earlier_log):

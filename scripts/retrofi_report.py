@@ -23,6 +23,7 @@ class TestRow:
     name: str
     status: str            # "pass" | "fail" | "skip"
     detail: str = ""
+    seconds: object = None  # float, by the guest's clock; None when the guest did not say
 
 
 @dataclasses.dataclass
@@ -43,6 +44,7 @@ class Row:
     # Seconds per stage that ran: build, initramfs, boot (to /init, by the
     # guest's clock), tests (from /init to power-off, by the guest's clock).
     stages: dict = dataclasses.field(default_factory=dict)
+    initramfs_bytes: int = 0   # the size of the guest's initramfs (0: not built)
 
     @property
     def ok(self):

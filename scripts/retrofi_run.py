@@ -51,8 +51,19 @@ def _test_rows(ktap, expected_skips=()):
                 st = "fail"
                 detail = "subtests skipped, not expected skips of this target: " + \
                     ", ".join(f"{p} ({d})" for p, d in bad) + "\n" + detail
-        rows.append(retrofi_report.TestRow(t.name, st, detail))
+        rows.append(retrofi_report.TestRow(t.name, st, detail, _test_seconds(t)))
     return rows
+
+
+def _test_seconds(test):
+    """A guest test's seconds, from the line the guest prints after it:
+    "<name>: <start> s -> <end> s (guest uptime)"."""
+    want = re.compile(rf"^(?:# )?{re.escape(test.name)}: (\d+\.\d+) s -> (\d+\.\d+) s \(guest uptime\)$")
+    for line in test.diagnostics:
+        m = want.match(line.strip())
+        if m:
+            return round(float(m.group(2)) - float(m.group(1)), 2)
+    return None
 
 
 def _census(target, b, row):
@@ -131,6 +142,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
                                                      "etc/retrofi-census": b.census.guest_lines()},
                                              api_level=target.api_level)
             row.stages["initramfs"] = time.monotonic() - t0
+            row.initramfs_bytes = initrd.size
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
             r = retrofi_boot.boot(kernel, initrd, logs["console"], timeout=target.boot_timeout,

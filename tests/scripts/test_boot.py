@@ -6,9 +6,11 @@ short boots of small /init scripts prove that a hang, a `not ok` and a guest
 that dies before its plan are each reported as what they are.
 """
 
+import io
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 import pytest
@@ -24,6 +26,37 @@ FIXTURES = os.path.join(REPO, "tests", "guest", "fixtures")
 
 
 # ---------------------------------------------------------------- no network
+
+CONSOLE = ("[    4.40] Run /init as init process\r\n"
+           "KTAP version 1\r\n1..12\r\n"
+           "# modprobe compat\r\n    1..3\r\n    ok 1 nested\r\n"
+           "ok 1 backport_modules_are_loaded_from_updates\r\n"
+           "[   20.10] ok 9 not a guest result\r\n"
+           "not ok 2 shims_in_force_are_in_the_installed_modules\r\n")
+
+
+def test_guest_progress_counts_top_level_results_against_the_plan():
+    assert retrofi_boot.guest_progress(CONSOLE[:CONSOLE.index("KTAP")]) is None
+    assert retrofi_boot.guest_progress(CONSOLE[:CONSOLE.index("# modprobe")]) == \
+        "0 of 12 guest tests done"
+    assert retrofi_boot.guest_progress(CONSOLE) == "2 of 12 guest tests done"
+
+
+def test_a_boot_prints_how_many_guest_tests_are_done_while_it_runs(tmp_path):
+    log = tmp_path / "console.log"
+    out = io.StringIO()
+    with retrofi_boot._console_progress("6.12", str(log), out, every=0.05):
+        time.sleep(0.2)                 # no console yet: nothing to say
+        for end in (CONSOLE.index("# modprobe"), len(CONSOLE)):
+            log.write_text(CONSOLE[:end])
+            said = f"{retrofi_boot.guest_progress(CONSOLE[:end])} ("
+            deadline = time.monotonic() + 10
+            while said not in out.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.05)
+    lines = out.getvalue().splitlines()
+    assert [l.split(" (")[0] for l in lines] == ["[boot] 6.12: 0 of 12 guest tests done",
+                                                  "[boot] 6.12: 2 of 12 guest tests done"]
+    assert threading.active_count() == 1, "the progress thread ended with the boot"
 
 def test_cpio_is_deterministic_newc():
     def make():
@@ -112,6 +145,13 @@ def test_a_nested_undeclared_skip_fails_its_row_in_the_report():
     assert [(r.name, r.status) for r in rows] == [("compat_selftest", "fail"),
                                                  ("station_scan_lists_the_ap_ssid", "skip")]
     assert "x509_loads_a_certificate" in rows[0].detail
+
+
+def test_each_guest_test_row_carries_its_seconds_by_the_guest_clock():
+    import retrofi_run
+    ktap = retrofi_boot.judge("KTAP version 1\n1..2\n# a: 7.25 s -> 9.75 s (guest uptime)\nok 1 a\n"
+                              "# b said nothing of its time\nok 2 b\n")[2]
+    assert [(r.name, r.seconds) for r in retrofi_run._test_rows(ktap)] == [("a", 2.5), ("b", None)]
 
 
 # ---------------------------------------------------------------- real boots

@@ -43,6 +43,9 @@ def _assert_every_guest_test_passed(p, out, report, target):
     names = [t["name"] for t in row["tests"]]
     assert names == list(GUEST_TESTS)
     assert all(t["status"] == "pass" for t in row["tests"]), "no guest test may fail or skip"
+    assert all(t["seconds"] is not None for t in row["tests"]), "each test's guest-clock time"
+    assert row["initramfs_bytes"] > 1 << 20 and set(row["stages"]) >= {"build", "initramfs",
+                                                                        "boot", "tests"}
     for log in ("build", "console"):
         assert os.path.isfile(row["logs"][log])
     console = open(row["logs"]["console"], errors="replace").read()
