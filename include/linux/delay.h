@@ -12,9 +12,10 @@
 #include <retrofi/backport.h>
 
 /*
- * usleep_range() -- 2.6.36 (compat-2.6.36.h of mcgrof/compat and
- * hauke/backports, which approximated it with msleep(); the upstream
- * commit title is not verified here): sleep at least min microseconds,
+ * usleep_range() -- "timer: Added usleep_range timer" (Patrick Pannuto,
+ * commit 5e7f5a178bba, v2.6.36; quoted by NVIDIA's conftest.sh; guard
+ * < 2.6.36 in compat-2.6.36.h of mcgrof/compat and hauke/backports, which
+ * approximated it with msleep()): sleep at least min microseconds,
  * letting the timer fire anywhere up to max so that wakeups coalesce.
  * Additive; 6.12's usleep_range_state() body, uninterruptible, over
  * schedule_hrtimeout_range() (2.6.28).
@@ -35,7 +36,7 @@ static inline void LINUX_BACKPORT(usleep_range)(unsigned long min,
 }
 #define usleep_range LINUX_BACKPORT(usleep_range)
 RETROFI_CENSUS(usleep_range, "2.6.36", "additive",
-	       "compat-2.6.36.h of hauke/backports (title not verified)");
+	       "timer: Added usleep_range timer (v2.6.36)");
 #endif /* < 2.6.36 */
 
 #endif /* _RETROFI_LINUX_DELAY_H */

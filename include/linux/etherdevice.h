@@ -30,10 +30,12 @@ RETROFI_CENSUS(is_unicast_ether_addr, "2.6.38", "additive",
 #endif /* < 2.6.38 */
 
 /*
- * ether_addr_equal(), ether_addr_equal_64bits() -- 3.5 (compat-3.5.h and
- * the backport-include headers of hauke/backports, guard < 3.5;
- * the upstream commit titles are not verified here): whether two addresses
- * are equal, in one compare where unaligned loads are cheap.
+ * ether_addr_equal() -- "etherdevice.h: Add ether_addr_equal" (Joe
+ * Perches, May 2012, v3.5; quoted by hauke/backports' commit that
+ * backported it, guard < 3.5); ether_addr_equal_64bits() -- 3.5
+ * (hauke/backports' guard < 3.5; the upstream commit title is not verified
+ * here): whether two addresses are equal, in one compare where unaligned
+ * loads are cheap.
  */
 #if RETROFI_API_LESS(3, 5, 0)
 static inline bool LINUX_BACKPORT(ether_addr_equal)(const u8 *addr1,
@@ -53,7 +55,7 @@ static inline bool LINUX_BACKPORT(ether_addr_equal)(const u8 *addr1,
 }
 #define ether_addr_equal LINUX_BACKPORT(ether_addr_equal)
 RETROFI_CENSUS(ether_addr_equal, "3.5", "additive",
-	       "compat-3.5.h of hauke/backports (title not verified)");
+	       "etherdevice.h: Add ether_addr_equal (v3.5)");
 
 static inline bool LINUX_BACKPORT(ether_addr_equal_64bits)(const u8 *addr1,
 							   const u8 *addr2)
@@ -76,9 +78,12 @@ RETROFI_CENSUS(ether_addr_equal_64bits, "3.5", "additive",
 #endif /* < 3.5 */
 
 /*
- * eth_broadcast_addr(), eth_random_addr() -- 3.6 (compat-3.6.h of
- * hauke/backports; the upstream commit titles are not verified here):
- * the broadcast address, and a random locally administered unicast one.
+ * eth_broadcast_addr() -- "etherdevice: introduce eth_broadcast_addr"
+ * (Johannes Berg, v3.6), and eth_random_addr() -- "etherdevice: Rename
+ * random_ether_addr to eth_random_addr" (Joe Perches, July 2012, v3.6);
+ * both quoted by the hauke/backports commits that backported them, guard
+ * < 3.6: the broadcast address, and a random locally administered unicast
+ * one.
  */
 #if RETROFI_API_LESS(3, 6, 0)
 static inline void LINUX_BACKPORT(eth_broadcast_addr)(u8 *addr)
@@ -87,7 +92,7 @@ static inline void LINUX_BACKPORT(eth_broadcast_addr)(u8 *addr)
 }
 #define eth_broadcast_addr LINUX_BACKPORT(eth_broadcast_addr)
 RETROFI_CENSUS(eth_broadcast_addr, "3.6", "additive",
-	       "compat-3.6.h of hauke/backports (title not verified)");
+	       "etherdevice: introduce eth_broadcast_addr (v3.6)");
 
 static inline void LINUX_BACKPORT(eth_random_addr)(u8 *addr)
 {
@@ -97,7 +102,7 @@ static inline void LINUX_BACKPORT(eth_random_addr)(u8 *addr)
 }
 #define eth_random_addr LINUX_BACKPORT(eth_random_addr)
 RETROFI_CENSUS(eth_random_addr, "3.6", "additive",
-	       "compat-3.6.h of hauke/backports (title not verified)");
+	       "etherdevice: Rename random_ether_addr to eth_random_addr (v3.6)");
 #endif /* < 3.6 */
 
 /*

@@ -195,8 +195,9 @@ RETROFI_CENSUS(list_first_entry_or_null, "3.10", "additive",
  * list_last_entry() -- "list: introduce list_last_entry(), use
  * list_{first,last}_entry()" (Oleg Nesterov, November 2013, v3.13), and
  * list_next_entry() from the same series ("list: introduce
- * list_next_entry() and list_prev_entry()", v3.13; that title is not
- * verified here). Additive; 6.12's bodies.
+ * list_next_entry() and list_prev_entry()", commit 008208c6b26f, v3.13;
+ * quoted by NVIDIA's open-gpu-kernel-modules nv-list-helpers.h).
+ * Additive; 6.12's bodies.
  */
 #if RETROFI_API_LESS(3, 13, 0)
 #undef list_last_entry
@@ -211,7 +212,7 @@ RETROFI_CENSUS(list_last_entry, "3.13", "additive",
 #define backport_list_next_entry(pos, member) \
 	list_entry((pos)->member.next, typeof(*(pos)), member)
 RETROFI_CENSUS(list_next_entry, "3.13", "additive",
-	       "list: introduce list_next_entry() and list_prev_entry() (v3.13, title not verified)");
+	       "list: introduce list_next_entry() and list_prev_entry() (v3.13)");
 #endif /* < 3.13 */
 
 #endif /* _RETROFI_LINUX_LIST_H */

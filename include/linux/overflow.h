@@ -10,16 +10,20 @@
 #include <retrofi/backport.h>
 
 /*
- * array_size(), struct_size() -- 4.18; flex_array_size() -- 5.9. The
- * 5.10 tree in the cache has all three; hauke/backports and mcgrof/compat
- * never needed them (their kernels had them), so neither the versions nor
- * the upstream commit titles are verified here. Sizes for allocations that
- * saturate at SIZE_MAX on overflow, so that the allocation fails instead
- * of coming out short; for a constant count, a constant expression, as in
- * 6.12. Additive. The redirects are object-like, so that the selftest can
- * name the shim; array_size is also a parameter name in two media headers
- * (v4l2), which the stack does not include. The saturating arithmetic is
- * written out instead of 6.12's size_mul()/size_add() (5.18).
+ * array_size(), struct_size() -- "overflow.h: Add allocation size
+ * calculation helpers" (Kees Cook, commit 610b15c50e86, May 2018; the
+ * title from its patch mail and later Fixes: tags; 4.18, a version not
+ * verified here); flex_array_size() -- "overflow.h: Add flex_array_size()
+ * helper" (Gustavo A. R. Silva, commit b19d57d0f3cc, June 2020, v5.9; the
+ * title from its patch mail). The 5.10 tree in the cache has all three;
+ * hauke/backports and mcgrof/compat never needed them (their kernels had
+ * them). Sizes for allocations that saturate at SIZE_MAX on overflow, so
+ * that the allocation fails instead of coming out short; for a constant
+ * count, a constant expression, as in 6.12. Additive. The redirects are
+ * object-like, so that the selftest can name the shim; array_size is also
+ * a parameter name in two media headers (v4l2), which the stack does not
+ * include. The saturating arithmetic is written out instead of 6.12's
+ * size_mul()/size_add() (5.18).
  */
 #if RETROFI_API_LESS(4, 18, 0)
 static inline size_t retrofi_size_mul(size_t a, size_t b)
@@ -40,7 +44,7 @@ static inline size_t retrofi_size_add(size_t a, size_t b)
 #define array_size LINUX_BACKPORT(array_size)
 #define backport_array_size(a, b) retrofi_size_mul(a, b)
 RETROFI_CENSUS(array_size, "4.18", "additive",
-	       "overflow.h allocation size helpers (version and title not verified)");
+	       "overflow.h: Add allocation size calculation helpers (v4.18, version not verified)");
 
 #undef struct_size
 #define struct_size LINUX_BACKPORT(struct_size)
@@ -52,7 +56,7 @@ RETROFI_CENSUS(array_size, "4.18", "additive",
 			retrofi_size_mul(count, sizeof(*(p)->member) +	\
 					 __must_be_array((p)->member))))
 RETROFI_CENSUS(struct_size, "4.18", "additive",
-	       "overflow.h allocation size helpers (version and title not verified)");
+	       "overflow.h: Add allocation size calculation helpers (v4.18, version not verified)");
 #endif /* < 4.18 */
 
 #if RETROFI_API_LESS(5, 9, 0)
@@ -65,7 +69,7 @@ RETROFI_CENSUS(struct_size, "4.18", "additive",
 		retrofi_size_mul(count, sizeof(*(p)->member) +		\
 				 __must_be_array((p)->member)))
 RETROFI_CENSUS(flex_array_size, "5.9", "additive",
-	       "overflow.h flex_array_size() (version and title not verified)");
+	       "overflow.h: Add flex_array_size() helper (v5.9)");
 #endif /* < 5.9 */
 
 #endif /* _RETROFI_LINUX_OVERFLOW_H */

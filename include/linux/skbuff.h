@@ -292,9 +292,10 @@ RETROFI_CENSUS(skb_put_u8, "4.13", "additive",
 #endif /* < 4.13 */
 
 /*
- * skb_mark_not_on_list() -- 4.20 (hauke/backports' guard: < 4.20, and
- * stable 4.19.10 carries it; the upstream commit title is not verified
- * here): an skb taken off a list has no next. Additive.
+ * skb_mark_not_on_list() -- "net: Add and use skb_mark_not_on_list()."
+ * (David S. Miller, commit a8305bff6852, v4.20; quoted by Intel's
+ * backport headers; hauke/backports' guard: < 4.20, and stable 4.19.10
+ * carries it): an skb taken off a list has no next. Additive.
  */
 #if RETROFI_API_LESS(4, 20, 0)
 static inline void LINUX_BACKPORT(skb_mark_not_on_list)(struct sk_buff *skb)
@@ -303,7 +304,7 @@ static inline void LINUX_BACKPORT(skb_mark_not_on_list)(struct sk_buff *skb)
 }
 #define skb_mark_not_on_list LINUX_BACKPORT(skb_mark_not_on_list)
 RETROFI_CENSUS(skb_mark_not_on_list, "4.20", "additive",
-	       "hauke/backports backport-include guard (title not verified)");
+	       "net: Add and use skb_mark_not_on_list(). (v4.20)");
 #endif /* < 4.20 */
 
 #endif /* _RETROFI_LINUX_SKBUFF_H */

@@ -33,13 +33,18 @@
 #endif /* < 6.7 */
 
 /*
- * nla_put_in_addr(), nla_get_in_addr() -- 4.1; nla_put_u64_64bit() --
- * 4.7; nla_memdup() -- 4.10; nla_nest_start_noflag() -- 5.2. Versions
- * from hauke/backports' guards in its backport-include headers; the
- * upstream commit titles are not verified here. Additive; 6.12's
- * semantics, written over nla_put()/__nla_put() (nla_put_u64_64bit()
- * checks the room for the attribute and its alignment padding first, as
- * 6.12's nla_put_64bit() does).
+ * nla_put_in_addr() -- "netlink: implement nla_put_in_addr and
+ * nla_put_in6_addr" and nla_get_in_addr() -- "netlink: implement
+ * nla_get_in_addr and nla_get_in6_addr" (Jiri Benc, March 2015, v4.1;
+ * quoted by Open vSwitch's datapath backport of them);
+ * nla_put_u64_64bit() -- 4.7; nla_memdup() -- 4.10 (the upstream commit
+ * titles of these two are not verified here); nla_nest_start_noflag() --
+ * "netlink: make nla_nest_start() add NLA_F_NESTED flag" (Michal Kubecek,
+ * April 2019, v5.2; quoted by Open vSwitch's datapath backport of it).
+ * Versions from hauke/backports' guards in its backport-include headers.
+ * Additive; 6.12's semantics, written over nla_put()/__nla_put()
+ * (nla_put_u64_64bit() checks the room for the attribute and its
+ * alignment padding first, as 6.12's nla_put_64bit() does).
  */
 #if RETROFI_API_LESS(4, 1, 0)
 static inline int LINUX_BACKPORT(nla_put_in_addr)(struct sk_buff *skb,
@@ -51,7 +56,7 @@ static inline int LINUX_BACKPORT(nla_put_in_addr)(struct sk_buff *skb,
 }
 #define nla_put_in_addr LINUX_BACKPORT(nla_put_in_addr)
 RETROFI_CENSUS(nla_put_in_addr, "4.1", "additive",
-	       "hauke/backports backport-include guard (title not verified)");
+	       "netlink: implement nla_put_in_addr and nla_put_in6_addr (v4.1)");
 
 static inline __be32 LINUX_BACKPORT(nla_get_in_addr)(const struct nlattr *nla)
 {
@@ -59,7 +64,7 @@ static inline __be32 LINUX_BACKPORT(nla_get_in_addr)(const struct nlattr *nla)
 }
 #define nla_get_in_addr LINUX_BACKPORT(nla_get_in_addr)
 RETROFI_CENSUS(nla_get_in_addr, "4.1", "additive",
-	       "hauke/backports backport-include guard (title not verified)");
+	       "netlink: implement nla_get_in_addr and nla_get_in6_addr (v4.1)");
 #endif /* < 4.1 */
 
 #if RETROFI_API_LESS(4, 7, 0)
@@ -112,7 +117,7 @@ LINUX_BACKPORT(nla_nest_start_noflag)(struct sk_buff *skb, int attrtype)
 }
 #define nla_nest_start_noflag LINUX_BACKPORT(nla_nest_start_noflag)
 RETROFI_CENSUS(nla_nest_start_noflag, "5.2", "additive",
-	       "hauke/backports backport-include guard (title not verified)");
+	       "netlink: make nla_nest_start() add NLA_F_NESTED flag (v5.2)");
 #endif /* < 5.2 */
 
 #endif /* _RETROFI_NET_NETLINK_H */
