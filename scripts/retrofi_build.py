@@ -350,7 +350,8 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
                                    reason=f"make defconfig-{defconfig} failed")
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        with _progress(kernel.name, work, build_log):
+        with _progress(kernel.name + (f" at API level {api_level}" if api_level else ""),
+                       work, build_log):
             p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, pass_fds=(lock_fd,))
         out.write(f"{ENDED} {time.time_ns()} {p.returncode}\n")
     seconds = time.monotonic() - started
