@@ -37,6 +37,7 @@ import pytest
 
 import retrofi_build
 import retrofi_kernels
+import retrofi_matrix
 from conftest import CLI, PYTHON, REPO, run_cli
 
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
@@ -444,7 +445,8 @@ def test_ctrl_c_while_unpacking_a_target_keeps_nothing_half_unpacked(fetched, tm
     p = run_cli("--matrix", matrix, "kernels", env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     assert "unpacking target 6.1" in p.stdout and "downloading" not in p.stdout
-    assert sorted(os.listdir(parent)) == ["6.1", "6.12"]
+    reals = {t.name for t in retrofi_matrix.load(matrix).targets if t.default and t.kind == "real"}
+    assert set(os.listdir(parent)) == reals and "6.1" in reals
     assert os.path.isfile(os.path.join(parent, "6.1", "stamp.json"))
 
 
@@ -686,7 +688,7 @@ def _cache_for_a_fresh_build(chain):
     p = run_cli("generate", "--out", str(chain["out"]), env=UNREACHABLE)
     assert p.returncode == 0, p.stderr
     tree = p.stdout.strip().splitlines()[-1].split()[1].rstrip(":")
-    kernel = retrofi_kernels.fetch(__import__("retrofi_matrix").load(
+    kernel = retrofi_kernels.fetch(retrofi_matrix.load(
         os.path.join(REPO, "kernel-matrix.yaml")), ["6.12"], with_source=False).targets["6.12"]
     final = os.path.join(retrofi_kernels.cache_dir(), "build",
                          f"6.12-{retrofi_build.build_key(tree, kernel)}")
