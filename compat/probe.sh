@@ -4,12 +4,12 @@
 #
 #   probe.sh <KLIB_BUILD> <probes.list> <output header> [make args...]
 #
-# Compiles one object per probe with the target's Kbuild (one make run,
-# -k, in a temporary directory) and writes the header atomically. The
-# layout checks in layout.list (beside probes.list) are measured in the
-# same run, from assembly like the kernel's asm-offsets. The result is
-# cached: it is redone only when KLIB_BUILD, its kernel release or the
-# lists change.
+# Compiles one object per probe with the target's Kbuild (one make run of
+# single targets, -k, in parallel, in a temporary directory) and writes the
+# header atomically. The layout checks in layout.list (beside probes.list)
+# are measured by a second such run, from assembly like the kernel's
+# asm-offsets. The result is cached: it is redone only when KLIB_BUILD,
+# its kernel release or the lists change.
 set -eu
 
 klib=$1 list=$2 out=$3
@@ -89,15 +89,18 @@ LAYOUT
 done < "$layout"
 
 echo "  PROBE   $(echo $names | wc -w) APIs, $(echo $offsets $values | wc -w) layouts in $klib ($rel)"
+# Two make runs of single targets (objects and assembly only: no modpost,
+# no linking), each over every probe at once, in parallel.
+jobs=-j$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 # Each probe must compile without error; warnings are errors here so that
 # an implicit declaration never counts as "present".
-make -k -s -C "$klib" M="$tmp" "$@" KCFLAGS=-Werror modules >"$tmp/log" 2>&1 || true
+objs=$(for name in $names; do printf ' probe_%s.o' "$name"; done)
+[ -z "$objs" ] || make -k -s "$jobs" -C "$klib" M="$tmp" "$@" KCFLAGS=-Werror $objs >"$tmp/log" 2>&1 || true
+asms=$(for o in $offsets; do printf ' layout_%s.s' "$o"; done; for v in $values; do printf ' value_%s.s' "$v"; done)
+[ -z "$asms" ] || make -k -s "$jobs" -C "$klib" M="$tmp" "$@" $asms >"$tmp/layout.log" 2>&1 || true
 for o in $offsets; do
-	make -s -C "$klib" M="$tmp" "$@" "layout_$o.s" >"$tmp/layout.log" 2>&1 ||
+	[ -f "$tmp/layout_$o.s" ] ||
 		die "measuring $o in the target's headers failed: $(grep -m1 error "$tmp/layout.log")"
-done
-for v in $values; do
-	make -s -C "$klib" M="$tmp" "$@" "value_$v.s" >>"$tmp/log" 2>&1 || true
 done
 
 mkdir -p "$(dirname "$out")"
