@@ -26,6 +26,12 @@ def api_code(level):
     return (parts[0] << 16) + (parts[1] << 8) + min(parts[2], 255)
 
 
+# probes.h per KLIB, as probe.sh last wrote it: a tree for the same KLIB
+# starts with it, and probe.sh keeps it when its key (KLIB, release, lists)
+# still matches, as in an output tree built twice for one KLIB.
+_PROBES = {}
+
+
 def build(tmp_path, klib, api_level=None, cc=""):
     """Assemble compat + the selftest module in tmp_path and build them."""
     tree = tmp_path / "tree"
@@ -36,13 +42,17 @@ def build(tmp_path, klib, api_level=None, cc=""):
         '#define RETROFI_PROJECT_VERSION "test"\n#define RETROFI_SOURCE_KERNEL "test"\n')
     (tree / "Kbuild").write_text("obj-m += compat/ selftest/\n")
     probes = tree / "include" / "retrofi" / "probes.h"
+    if klib in _PROBES:
+        probes.write_text(_PROBES[klib])
     p = subprocess.run(["sh", str(tree / "compat" / "probe.sh"), klib, str(tree / "compat" / "probes.list"),
                         str(probes)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
+    _PROBES[klib] = probes.read_text()
     flags = f"-I{tree}/include"
     if api_level:
         flags += f" -DRETROFI_API_CODE={api_code(api_level)}"
-    argv = ["make", "-C", klib, f"M={tree}", f"NOSTDINC_FLAGS={flags}", "modules"]
+    argv = ["make", "-C", klib, f"-j{os.cpu_count() or 1}", f"M={tree}", f"NOSTDINC_FLAGS={flags}",
+            "modules"]
     if cc:
         argv.append(f"CC={cc}")
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -230,15 +240,19 @@ def build_module(tmp_path, klib, files, api_level=None, cc="", force_version_h=F
         f"obj-m += retrofi_test.o\nretrofi_test-y := {objs}\nccflags-y += -I$(src)\n")
     (tree / "Kbuild").write_text("obj-m += compat/ mod/\n")
     probes = tree / "include" / "retrofi" / "probes.h"
+    if klib in _PROBES:
+        probes.write_text(_PROBES[klib])
     p = subprocess.run(["sh", str(tree / "compat" / "probe.sh"), klib, str(tree / "compat" / "probes.list"),
                         str(probes)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
+    _PROBES[klib] = probes.read_text()
     flags = f"-I{tree}/include"
     if force_version_h:
         flags += f" -include {tree}/include/retrofi/version.h"
     if api_level:
         flags += f" -DRETROFI_API_CODE={api_code(api_level)}"
-    argv = ["make", "-C", klib, f"M={tree}", f"NOSTDINC_FLAGS={flags}", "modules"]
+    argv = ["make", "-C", klib, f"-j{os.cpu_count() or 1}", f"M={tree}", f"NOSTDINC_FLAGS={flags}",
+            "modules"]
     if cc:
         argv.append(f"CC={cc}")
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
