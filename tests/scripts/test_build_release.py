@@ -3,9 +3,12 @@ with `make KLIB=<Debian headers>` for each older real target, with no error
 and no compiler warning; every module is built for that kernel.
 
 - 6.1: the compat shims and semantic patches of 6.2 to 6.12 at work.
-- 5.10, the oldest real target: also the 5.x shims, the rules' old forms,
-  the gnu11 flags and the struct wiphy layout rule. Its headers name
-  gcc-10, which bookworm lacks: the matrix entry's `cc:` (gcc-12) builds it.
+- 5.10, the oldest real target (the 5.x shims, the rules' old forms, the
+  gnu11 flags and the struct wiphy layout rule): its tarball build is the
+  one test_dkms.py makes, where dkms runs the tarball's own
+  `make KLIB=<headers> modules` with the compiler the headers name, and
+  checks the same: no warning, every module for that kernel, each
+  depending on compat.ko.
 """
 
 import os
@@ -20,7 +23,7 @@ import retrofi_matrix
 import retrofi_release
 from conftest import REPO, assert_stack_built
 
-TARGETS = ["6.1", "5.10"]
+TARGETS = ["6.1"]
 
 
 @pytest.fixture(scope="module")
