@@ -23,9 +23,10 @@
  * object-like, so that the selftest can name the shim; array_size is also
  * a parameter name in two media headers (v4l2), which the stack does not
  * include. The saturating arithmetic is written out instead of 6.12's
- * size_mul()/size_add() (5.18).
+ * size_mul()/size_add() (5.18), for all three shims: flex_array_size()
+ * needs it at the levels that have the other two.
  */
-#if RETROFI_API_LESS(4, 18, 0)
+#if RETROFI_API_LESS(5, 9, 0)
 static inline size_t retrofi_size_mul(size_t a, size_t b)
 {
 	if (b && a > SIZE_MAX / b)
@@ -39,7 +40,9 @@ static inline size_t retrofi_size_add(size_t a, size_t b)
 		return SIZE_MAX;
 	return a + b;
 }
+#endif /* < 5.9 */
 
+#if RETROFI_API_LESS(4, 18, 0)
 #undef array_size
 #define array_size LINUX_BACKPORT(array_size)
 #define backport_array_size(a, b) retrofi_size_mul(a, b)
