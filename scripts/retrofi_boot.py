@@ -248,7 +248,7 @@ def _accel_name(accel):
 
 
 def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), append="",
-         memory=1024, accel="tcg", expected_skips=(), progress=None):
+         memory=1024, accel="tcg", expected_skips=(), progress=None, name=None):
     """Boot target.image with initrd; the console goes to log_path.
 
     target: a retrofi_kernels.KernelTree; initrd: a path or an Initramfs.
@@ -257,7 +257,8 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     the machine (KVM internal error, silence after the firmware) is not a
     test result: the boot is run again, once, under TCG, and the result
     says so in .rerun.  While it runs, a line tells how many of the
-    guest's planned tests are done (on progress, a stream; default stdout).
+    guest's planned tests are done (on progress, a stream; default stdout),
+    named name (default: the target's).
     """
     initrd = getattr(initrd, "path", initrd)
     qemu = shutil.which(QEMU)
@@ -276,7 +277,7 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     accel_name = _accel_name(accel)
     rerun = ""
     argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", accel_name])
-    with _console_progress(target.name, log_path, progress):
+    with _console_progress(name or target.name, log_path, progress):
         run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
         if run.fault:
             rerun = run.fault

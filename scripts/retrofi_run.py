@@ -149,7 +149,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
                                   allowed_splats=target.allowed_splats,
                                   accel=accel.name if accel else "tcg",
                                   expected_skips=[(e.test, e.reason)
-                                                  for e in target.expected_skips])
+                                                  for e in target.expected_skips],
+                                  name=target.name)
         except RetrofiError as e:
             row.boot, row.reason = "fail", e.format()
             say(target.name, row.reason)
