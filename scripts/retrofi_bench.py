@@ -268,7 +268,8 @@ def run(args):
     jobs = args.jobs or os.cpu_count() or 2
     data = {"format": FORMAT, "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "host": host,
             "smoke": args.smoke, "cores": os.cpu_count(), "jobs": jobs,
-            "commit": retrofi_generate.project_version(REPO), "load_before": measure.loadavg(),
+            "commit": _checkout(REPO), "project_version": retrofi_generate.project_version(REPO),
+            "load_before": measure.loadavg(),
             "previous": os.path.basename(prev_path) if prev_path else None, "figures": []}
     figures = []
 
@@ -316,6 +317,14 @@ def run(args):
     return 0
 
 
+def _checkout(repo):
+    """The checkout the bench ran from (HEAD, "-dirty" with local changes)."""
+    import subprocess
+    p = subprocess.run(["git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else "unknown"
+
+
 def _kernels():
     import retrofi_kernels
     import retrofi_matrix
@@ -345,7 +354,7 @@ def _matrix_figures(args, work):
     s, code, rows, accel = measure.matrix_run(mout)
     detail = _matrix_detail(s, code, rows, accel)
     if retrofi_generate.project_version(REPO) != head:
-        detail += "; NOT WARM: the checkout changed during the run (new build keys)"
+        detail += "; NOT WARM: the tree's inputs changed during the run (new build keys)"
     out.append(Figure("matrix_warm_s", s, detail))
     out += boot_figures(rows)
     if not args.cold:

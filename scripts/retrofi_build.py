@@ -257,9 +257,44 @@ def _claim(tree, parent, final, name):
     return "mine", fd
 
 
+class Jobserver:
+    """One GNU make jobserver for builds that run at the same time.
+
+    Each build's make joins it (MAKEFLAGS --jobserver-auth, no -j of its
+    own) and runs one job of its own plus one for every token it takes from
+    the pipe: a build alone gets every core, two at once share them (one job
+    more than cores while both compile), and the last build of a matrix no
+    longer runs at the -j its share was when the others were building."""
+
+    def __init__(self, slots):
+        self.slots = max(1, int(slots))
+        self.read, self.write = os.pipe()
+        os.write(self.write, b"+" * (self.slots - 1))
+
+    def env(self):
+        flags = f" -j --jobserver-auth={self.read},{self.write}"
+        return dict(os.environ, MAKEFLAGS=flags)
+
+    def fds(self):
+        return (self.read, self.write)
+
+    def describe(self):
+        return f"a jobserver of {self.slots} slots shared with the other builds"
+
+    def close(self):
+        for fd in (self.read, self.write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jobs=None):
     """Build tree for kernel; returns a BuildResult (never raises for a compile
-    failure), with the census of its modules when it succeeded."""
+    failure), with the census of its modules when it succeeded.
+
+    jobs: make's -j (default: the cores), or a Jobserver shared with the
+    builds running beside this one."""
     result = _build(tree, kernel, log_path, cache, api_level, defconfig, jobs)
     return _with_census(result)
 
@@ -321,7 +356,9 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
 
 
 def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
-    argv = ["make", "-C", work, f"-j{jobs or os.cpu_count() or 2}", f"KLIB={kernel.headers}"]
+    shared = jobs if isinstance(jobs, Jobserver) else None
+    argv = ["make", "-C", work] + ([] if shared else [f"-j{jobs or os.cpu_count() or 2}"]) \
+        + [f"KLIB={kernel.headers}"]
     if api_level:
         argv.append(f"API_LEVEL={api_level}")
     if kernel.cc:
@@ -348,11 +385,13 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
                 shutil.copyfile(build_log, log_path)
                 return BuildResult(kernel.name, False, work, log_path, 0.0, (), (),
                                    reason=f"make defconfig-{defconfig} failed")
-        out.write("$ " + " ".join(argv) + "\n")
+        out.write("$ " + " ".join(argv) + (f"   # {shared.describe()}" if shared else "") + "\n")
         out.flush()
         with _progress(kernel.name + (f" at API level {api_level}" if api_level else ""),
                        work, build_log):
-            p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, pass_fds=(lock_fd,))
+            p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
+                               env=shared.env() if shared else None,
+                               pass_fds=(lock_fd,) + (shared.fds() if shared else ()))
         out.write(f"{ENDED} {time.time_ns()} {p.returncode}\n")
     seconds = time.monotonic() - started
     shutil.copyfile(build_log, log_path)

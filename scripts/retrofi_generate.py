@@ -236,15 +236,37 @@ def _write_file(path, data, mtime):
     os.utime(path, (mtime, mtime))
 
 
-def project_version(repo=REPO):
+# What an output tree is made of, besides the source kernel: the project
+# version names the newest commit that changed one of these, so that a
+# commit anywhere else (tests, documentation, the matrix, the other stages)
+# leaves every output byte, and with it every build key, as it was.
+TREE_INPUTS = ("compat", "include", "drivers", "semantic-patches",
+               "scripts/retrofi_generate.py", "scripts/retrofi_spatch.py")
+
+
+def _git(repo, *argv):
     try:
-        p = subprocess.run(["git", "-C", repo, "describe", "--always",
-                            "--dirty", "--abbrev=12"],
-                           capture_output=True, text=True, timeout=60)
+        p = subprocess.run(["git", "-C", repo, *argv], capture_output=True,
+                           text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p
+
+
+def project_version(repo=REPO):
+    """`git describe` of the newest commit that changed a TREE_INPUTS path,
+    "-dirty" when one of them has uncommitted changes; "unknown" outside
+    git."""
+    p = _git(repo, "log", "-1", "--format=%H", "--", *TREE_INPUTS)
+    if p is None or p.returncode != 0 or not p.stdout.strip():
         return "unknown"
-    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() \
-        else "unknown"
+    d = _git(repo, "describe", "--always", "--abbrev=12", p.stdout.strip())
+    if d is None or d.returncode != 0 or not d.stdout.strip():
+        return "unknown"
+    dirty = _git(repo, "status", "--porcelain", "--untracked-files=normal", "--",
+                 *TREE_INPUTS)
+    return d.stdout.strip() + ("-dirty" if dirty is not None and dirty.stdout.strip()
+                               else "")
 
 
 def _tree_files(root):

@@ -186,14 +186,21 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
         first = kernels.targets[matrix.real_target(selected[0]).name]
         accel = retrofi_accel.choose(first, cache=cache)
     workers = max(1, min(len(selected), os.cpu_count() or 1))
-    jobs = max(1, (os.cpu_count() or 1) // workers)
+    # The builds share the cores through one make jobserver: a build that
+    # runs alone (the last of a matrix, or while the others boot) gets them
+    # all.
+    jobs = retrofi_build.Jobserver(os.cpu_count() or 1)
     rows = {}
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
-                            gen.out_path, report_dir, boot, jobs, accel, mode): t for t in selected}
-        for fut in concurrent.futures.as_completed(futs):
-            t = futs[fut]
-            rows[t.name] = fut.result()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
+                                gen.out_path, report_dir, boot, jobs, accel, mode): t
+                    for t in selected}
+            for fut in concurrent.futures.as_completed(futs):
+                t = futs[fut]
+                rows[t.name] = fut.result()
+    finally:
+        jobs.close()
     ordered = [rows[t.name] for t in selected]
     retrofi_report.write(ordered, report_dir,
                          accel={"name": accel.name, "reason": accel.reason} if accel else None)

@@ -102,3 +102,68 @@ def test_a_build_killed_mid_way_resumes_and_remakes_what_it_may_have_half_writte
     assert "make ended" not in open(cut).read() and open(cut).read().endswith("\n")
     assert os.stat(os.path.join(build, "other.o")).st_mtime_ns == kept, "not made again"
     assert "# retrofi: resuming a build that did not finish" in open(str(tmp_path / "b2.log")).read()
+
+
+# A tree whose "build" is four jobs that record how many of them, across
+# every build sharing the machine, run at once.
+COUNTING_MAKEFILE = """\
+all: j1 j2 j3 j4
+j%:
+\t@mkdir -p $(RUNNING); touch $(RUNNING)/$(notdir $(CURDIR))-$@; \\
+\t ls $(RUNNING) | wc -l >> $(RUNNING)/../peaks; sleep 0.6; \\
+\t rm $(RUNNING)/$(notdir $(CURDIR))-$@
+"""
+
+
+class FakeKernel:
+    def __init__(self, root):
+        self.name, self.root, self.version, self.cc = "fake", root, "9.9", ""
+        self.headers = root
+
+
+def counting_tree(path, running):
+    path.mkdir()
+    (path / "Makefile").write_text(f"# {path.name}\nRUNNING := {running}\n" + COUNTING_MAKEFILE)
+    return str(path)
+
+
+def peak(tmp_path):
+    return max(int(x) for x in (tmp_path / "peaks").read_text().split())
+
+
+def test_a_build_alone_under_the_jobserver_gets_every_slot(tmp_path):
+    js = retrofi_build.Jobserver(2)
+    try:
+        tree = counting_tree(tmp_path / "t", tmp_path / "running")
+        r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                                cache=str(tmp_path / "c"), jobs=js)
+        assert r.ok, r.reason
+        assert peak(tmp_path) == 2
+        assert "jobserver of 2 slots" in open(r.log).read()
+    finally:
+        js.close()
+
+
+def test_builds_sharing_the_jobserver_run_one_job_more_than_its_slots_at_most(tmp_path):
+    import concurrent.futures
+    js = retrofi_build.Jobserver(2)
+    try:
+        trees = [counting_tree(tmp_path / n, tmp_path / "running") for n in ("a", "b")]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(
+                lambda t: retrofi_build.build(t, FakeKernel(str(tmp_path)),
+                                              t + ".log", cache=str(tmp_path / "c"), jobs=js),
+                trees))
+        assert all(r.ok for r in results), [r.reason for r in results]
+        # Two makes with one implicit job each and one token between them.
+        assert peak(tmp_path) == 3
+    finally:
+        js.close()
+
+
+def test_without_the_jobserver_a_build_runs_at_its_own_j(tmp_path):
+    tree = counting_tree(tmp_path / "t", tmp_path / "running")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert r.ok, r.reason
+    assert peak(tmp_path) == 1

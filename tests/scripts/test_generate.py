@@ -155,6 +155,47 @@ def test_versions_file(world):
     assert "rule: 0002-bar.cocci" in v
 
 
+def _git(repo, *argv):
+    import subprocess
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                    *argv], check=True, capture_output=True)
+
+
+def test_project_version_moves_only_with_what_the_tree_is_made_of(world):
+    """A commit to tests or docs keeps the output bytes (so every build key);
+    one to compat/, the rules or the generator moves the version."""
+    repo = world.root / "repo"
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "first")
+    first = gen.project_version(str(repo))
+    assert first != "unknown" and not first.endswith("-dirty")
+    world.run()
+    with open(os.path.join(world.final, "compat/retrofi-version.h"), "rb") as f:
+        header = f.read()
+    write(str(repo / "README.md"), "docs\n")
+    write(str(repo / "tests" / "t.py"), "# a test\n")
+    assert gen.project_version(str(repo)) == first     # untracked, outside
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "docs and tests")
+    assert gen.project_version(str(repo)) == first
+    world.run()
+    with open(os.path.join(world.final, "compat/retrofi-version.h"), "rb") as f:
+        assert f.read() == header
+    write(str(repo / "compat" / "new.c"), "int x;\n")
+    assert gen.project_version(str(repo)) == first + "-dirty"
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "compat")
+    second = gen.project_version(str(repo))
+    assert second not in (first, first + "-dirty") and not second.endswith("-dirty")
+    write(str(repo / "scripts" / "retrofi_generate.py"), "# the generator\n")
+    assert gen.project_version(str(repo)) == second + "-dirty"
+
+
+def test_project_version_outside_git_is_unknown(tmp_path):
+    assert gen.project_version(str(tmp_path)) == "unknown"
+
+
 def test_output_refers_to_nothing_outside(world):
     world.run()
     for d, dirs, files in os.walk(world.final):
