@@ -36,6 +36,7 @@ import subprocess
 import time
 
 import retrofi_kernels
+import retrofi_progress
 import retrofi_userland
 from retrofi_errors import RetrofiError
 
@@ -175,12 +176,29 @@ def host_tools(cache):
 _TOOLS = {"env": None, "args": ()}
 
 
-def _make(src, obj, targets, logf, jobs=2, extra=()):
+# Progress of the long step (retrofi_progress): objects compiled so far.
+COMPILED_RE = re.compile(rb"^  CC ", re.M)
+
+
+def _compiled(log_path, start):
+    def read(_seconds):
+        with open(log_path, "rb") as f:
+            f.seek(start)
+            n = len(COMPILED_RE.findall(f.read()))
+        return f"{n} objects compiled" if n else None
+    return read
+
+
+def _make(src, obj, targets, logf, jobs=2, extra=(), progress=None):
     argv = ["nice", "-n", str(NICE), "make", "-C", src, f"O={obj}", f"-j{jobs}",
             *MAKE_FLAGS, *_TOOLS["args"], *extra, *targets]
     logf.write(f"$ {' '.join(argv)}\n")
     logf.flush()
-    p = subprocess.run(argv, stdout=logf, stderr=subprocess.STDOUT, env=_TOOLS["env"])
+    ticking = retrofi_progress.ticker(f"[kbuild] {progress}:",
+                                      _compiled(logf.name, logf.tell())) \
+        if progress else contextlib.nullcontext()
+    with ticking:
+        p = subprocess.run(argv, stdout=logf, stderr=subprocess.STDOUT, env=_TOOLS["env"])
     if p.returncode != 0:
         raise RetrofiError(f"make {' '.join(targets)} failed (exit {p.returncode})",
                            where=logf.name, fix="read the end of the kernel build log")
@@ -238,7 +256,7 @@ def build(source, name, fragment_path, cache=None, jobs=2, log_path=None):
             log(f"{name}: building {source.package} {source.version} with "
                 f"{os.path.relpath(fragment_path)} in {obj} (-j{jobs}); log: {log_path}")
             configure(src, obj, fragment_path, logf)
-            _make(src, obj, ["bzImage", "modules"], logf, jobs=jobs)
+            _make(src, obj, ["bzImage", "modules"], logf, jobs=jobs, progress=name)
             krel = subprocess.run(["make", "-s", "-C", src, f"O={obj}", *MAKE_FLAGS,
                                    "kernelrelease"], stdout=subprocess.PIPE, text=True,
                                   stderr=logf, env=env).stdout.strip()

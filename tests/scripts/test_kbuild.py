@@ -178,3 +178,15 @@ def test_the_runner_gets_the_kernel_of_a_build_target_and_of_its_shapes_once(tmp
     assert (kt.headers, kt.kernelrelease) == (str(tmp_path / "debug" / "obj"), "6.12.118-dbg")
     assert kt.image.endswith("obj/arch/x86/boot/bzImage")
     assert kt.version == f"{SOURCE.version}+{'k' * 16}"
+
+
+def test_the_kernel_build_counts_the_objects_it_compiled_since_it_started(tmp_path):
+    log = tmp_path / "build.log"
+    log.write_bytes(b"  CC      old/earlier.o\n")
+    start = log.stat().st_size
+    read = retrofi_kbuild._compiled(str(log), start)
+    assert read(1) is None
+    with open(log, "ab") as f:
+        f.write(b"  CC      kernel/fork.o\n  AR      kernel/built-in.a\n"
+                b"  CC [M]  net/rfkill/core.o\n  LD      vmlinux.o\n")
+    assert read(2) == "2 objects compiled"
