@@ -257,8 +257,9 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     the machine (KVM internal error, silence after the firmware) is not a
     test result: the boot is run again, once, under TCG, and the result
     says so in .rerun.  While it runs, a line tells how many of the
-    guest's planned tests are done (on progress, a stream; default stdout),
-    named name (default: the target's).
+    guest's planned tests are done (on progress, a stream; default stdout).
+    name: the matrix row booted (a shape's, not its base kernel's), which
+    the progress lines and the result carry (default: the kernel's).
     """
     initrd = getattr(initrd, "path", initrd)
     qemu = shutil.which(QEMU)
@@ -293,5 +294,5 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     lines = [l for l in run.text.replace("\r", "").split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
-    return BootResult(target.name, status, reason, run.seconds, log_path, accel_name, run.code,
-                      ktap, tuple(splats), tuple(lines[-TAIL_LINES:]), rerun)
+    return BootResult(name or target.name, status, reason, run.seconds, log_path, accel_name,
+                      run.code, ktap, tuple(splats), tuple(lines[-TAIL_LINES:]), rerun)

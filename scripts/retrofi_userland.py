@@ -22,8 +22,8 @@ import tempfile
 from typing import Tuple
 
 import retrofi_apt
-import retrofi_debversion
 import retrofi_kernels
+import retrofi_pins
 from retrofi_errors import RetrofiError
 
 USERLAND_SUITES = ("bookworm",)
@@ -83,7 +83,7 @@ def _resolve_userland(apt, packages):
             raise RetrofiError(f"package {name} not found in suites {', '.join(apt.suites)}",
                                where="retrofi_userland.USERLAND_PACKAGES",
                                fix="check the package name against the suite")
-        pkg = max(cands, key=lambda p: retrofi_debversion.sort_key(p.version))
+        pkg = retrofi_pins.newest(cands)
         chosen[name] = pkg
         for alts in retrofi_apt.parse_depends(pkg.depends):
             # The first alternative that is a library package.

@@ -111,6 +111,26 @@ def test_missing_qemu_is_an_error(tmp_path, monkeypatch):
     assert "qemu-system-x86_64 not found" in e.value.what and "qemu-system-x86" in e.value.fix
 
 
+def test_a_boot_result_names_the_row_booted_not_its_base_kernel(tmp_path, monkeypatch):
+    """A shape row boots its base kernel; its verdict names the shape."""
+    qemu = tmp_path / "bin" / "qemu-system-x86_64"
+    qemu.parent.mkdir()
+    qemu.write_text("#!/bin/sh\nprintf 'KTAP version 1\\n1..1\\nok 1 guest_ran\\n'\n")
+    qemu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{qemu.parent}:{os.environ['PATH']}")
+    image, initrd = tmp_path / "vmlinuz", tmp_path / "initrd"
+    image.write_bytes(b"")
+    initrd.write_bytes(b"")
+    r = retrofi_boot.boot(_fake_target(tmp_path, str(image)), str(initrd),
+                          str(tmp_path / "console.log"), timeout=30, name="2.6.21",
+                          progress=io.StringIO())
+    assert r.ok, r.report()
+    assert r.target == "2.6.21" and r.report().startswith("target 2.6.21: PASS")
+    base = retrofi_boot.boot(_fake_target(tmp_path, str(image)), str(initrd),
+                             str(tmp_path / "console2.log"), timeout=30, progress=io.StringIO())
+    assert base.target == "fake"
+
+
 GUEST_WITH_SKIPS = """KTAP version 1
 1..2
 # Subtest: compat_selftest
