@@ -192,6 +192,15 @@ def _snapshot(top):
     return out
 
 
+def _foreground_signals():
+    """SIGINT and SIGQUIT as a terminal's foreground job has them: a shell
+    starts its background jobs with both ignored and children keep that, so
+    without this a CI that starts pytest with `&` would make every ctrl-c
+    case fail for how it was started."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 class Run:
     """The CLI started in the background in its own process group, as a
     terminal runs a foreground job; stdout and stderr go to files."""
@@ -202,7 +211,7 @@ class Run:
         self.out, self.err = tmp / f"{name}.stdout", tmp / f"{name}.stderr"
         with open(self.out, "w") as o, open(self.err, "w") as r:
             self.p = subprocess.Popen([PYTHON, CLI, *args], env=e, cwd=REPO, stdout=o, stderr=r,
-                                      start_new_session=True)
+                                      start_new_session=True, preexec_fn=_foreground_signals)
 
     @property
     def stdout(self):
