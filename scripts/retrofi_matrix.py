@@ -30,6 +30,10 @@ Schema (version 1):
         config: kernel-configs/debug.config   # the fragment, relative to the matrix file
         # every kind
         boot_timeout: 180               # seconds, optional
+        event_timeout: 20               # seconds any single event a guest test
+                                        # waits for may take (an AP coming up,
+                                        # an association), optional; a slow
+                                        # kernel (KASAN under TCG) needs more
         allowed_splats: []              # optional, [{match:, reason:, link:}]: link is
                                         # the upstream report (http/https URL)
         expected_skips: []              # optional, [{test:, reason:}]: a guest test
@@ -50,6 +54,7 @@ SCHEMA_VERSION = 1
 DEFAULT_HEADERS = "linux-headers-{abi}-{flavour}"
 DEFAULT_IMAGE = "linux-image-{abi}-{flavour}-unsigned"
 DEFAULT_BOOT_TIMEOUT = 180
+DEFAULT_EVENT_TIMEOUT = 20
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
@@ -105,6 +110,7 @@ class Target:
     api_level: str = ""
     config: str = ""           # kind: build: the config fragment's absolute path
     boot_timeout: int = DEFAULT_BOOT_TIMEOUT
+    event_timeout: int = DEFAULT_EVENT_TIMEOUT
     allowed_splats: tuple = ()
     expected_skips: tuple = ()
     note: str = ""
@@ -273,8 +279,8 @@ def _suites(m, what):
 
 def _parse_target(m, index):
     what = f"targets[{index}]"
-    common = {"name", "kind", "default", "boot_timeout", "allowed_splats", "expected_skips",
-              "note"}
+    common = {"name", "kind", "default", "boot_timeout", "event_timeout", "allowed_splats",
+              "expected_skips", "note"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
     shape_keys = common | {"base", "api_level"}
     build_keys = common | {"config"}
@@ -304,6 +310,11 @@ def _parse_target(m, index):
     if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
         raise _SchemaError(f"{what}.boot_timeout must be a positive number of seconds",
                            _line(m, "boot_timeout"), "e.g. boot_timeout: 180")
+    event = m.get("event_timeout", DEFAULT_EVENT_TIMEOUT)
+    if not isinstance(event, int) or isinstance(event, bool) or event <= 0 or event >= timeout:
+        raise _SchemaError(f"{what}.event_timeout must be a positive number of seconds, "
+                           f"less than its boot_timeout ({timeout})",
+                           _line(m, "event_timeout"), "e.g. event_timeout: 20")
     splats = []
     raw_splats = m.get("allowed_splats", [])
     if not isinstance(raw_splats, list):
@@ -323,7 +334,7 @@ def _parse_target(m, index):
         _check_keys(s, {"test", "reason"}, ["test", "reason"], f"{what}.expected_skips entry")
         skips.append(ExpectedSkip(_str(s, "test", what), _str(s, "reason", what)))
     fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
-                  allowed_splats=tuple(splats), expected_skips=tuple(skips),
+                  event_timeout=event, allowed_splats=tuple(splats), expected_skips=tuple(skips),
                   note=_str(m, "note", what, default=""))
     if kind == "real":
         fields.update(

@@ -102,6 +102,13 @@ def guest_stages(console_log):
     return {"boot": init[0], "tests": max(t for t, _ in stamps) - init[0]}
 
 
+def guest_config(target, mode, census):
+    """The files of the guest's /etc that tests/guest/init reads."""
+    return {"etc/retrofi-mode": f"{mode}\n",
+            "etc/retrofi-census": census.guest_lines(),
+            "etc/retrofi-event-timeout": f"{target.event_timeout}\n"}
+
+
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
                mode="tests"):
     """One target through build, initramfs and boot; returns a report Row.
@@ -138,8 +145,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             say(target.name, "initramfs")
             t0 = time.monotonic()
             initrd = retrofi_initramfs.build(kernel, b.tree,
-                                             config={"etc/retrofi-mode": f"{mode}\n",
-                                                     "etc/retrofi-census": b.census.guest_lines()},
+                                             config=guest_config(target, mode, b.census),
                                              api_level=target.api_level)
             row.stages["initramfs"] = time.monotonic() - t0
             row.initramfs_bytes = initrd.size

@@ -1,11 +1,13 @@
 """kernel-matrix.yaml: the schema accepts the real file and rejects bad
 input with one error naming the file, the line and the fix."""
 
+import os
 import textwrap
 
 import pytest
 
 import retrofi_matrix
+from conftest import REPO
 from retrofi_errors import RetrofiError
 
 GOOD = textwrap.dedent("""\
@@ -175,6 +177,8 @@ def test_unquoted_version_name_gets_a_hint():
     (('api_level: "2.6.26"', 'api_level: "two"'), "not a kernel version"),
     (("default: false\n    suites: [bullseye", "default: maybe\n    suites: [bullseye"), "true or false"),
     (("boot_timeout: 240", "boot_timeout: -5"), "positive number"),
+    (("boot_timeout: 240", "boot_timeout: 240\n    event_timeout: 0"), "event_timeout must be"),
+    (("boot_timeout: 240", "boot_timeout: 240\n    event_timeout: 240"), "less than its boot_timeout"),
     (("suites: [bullseye, bullseye-security]", "suites: []"), "non-empty list"),
     (("version: 1", "version: 2"), "unsupported schema version"),
 ])
@@ -182,6 +186,22 @@ def test_invalid_values_are_refused(edit, needle):
     e = parse_error(GOOD.replace(*edit, 1))
     assert needle in e.what, e.format()
     assert e.where.startswith("m.yaml:")
+
+
+def test_event_timeout_defaults_to_20_s_and_reaches_the_guest():
+    repo = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    assert repo.target("6.12").event_timeout == 20
+    assert repo.target("debug-6.12").event_timeout > 20
+    assert repo.target("debug-2.6.21").event_timeout == repo.target("debug-6.12").event_timeout
+    import retrofi_run
+
+    class Census:
+        def guest_lines(self):
+            return ""
+    config = retrofi_run.guest_config(repo.target("debug-6.12"), "tests", Census())
+    assert config["etc/retrofi-event-timeout"] == f"{repo.target('debug-6.12').event_timeout}\n"
+    with open(os.path.join(REPO, "tests", "guest", "init")) as f:
+        assert "WAIT=$(cat /etc/retrofi-event-timeout" in f.read()
 
 
 def test_empty_file_is_refused():

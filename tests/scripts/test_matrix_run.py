@@ -17,6 +17,7 @@ import retrofi_build
 import retrofi_initramfs
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_run
 from conftest import REPO, oldest_default_real, run_cli
 
 GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
@@ -90,8 +91,8 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     assert b.ok and b.cached, b.summary()
     assert b.tree == next(l for l in open(row["logs"]["build"]).read().splitlines()
                           if l.startswith("$ make -C ")).split()[3]
-    again = retrofi_initramfs.build(kt, b.tree, config={"etc/retrofi-mode": "tests\n",
-                                                        "etc/retrofi-census": b.census.guest_lines()})
+    again = retrofi_initramfs.build(kt, b.tree, config=retrofi_run.guest_config(
+        m.target(target), "tests", b.census))
     assert again.reused and again.size < 24 << 20
 
 
