@@ -34,6 +34,8 @@ Schema (version 1):
                                         # waits for may take (an AP coming up,
                                         # an association), optional; a slow
                                         # kernel (KASAN under TCG) needs more
+        kernel_args: "no5lvl"           # optional, added to the guest kernel's
+                                        # command line (words of [A-Za-z0-9_.,:=/+-])
         allowed_splats: []              # optional, [{match:, reason:, link:}]: link is
                                         # the upstream report (http/https URL)
         expected_skips: []              # optional, [{test:, reason:}]: a guest test
@@ -59,6 +61,7 @@ SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 PKG_GLOB_RE = re.compile(r"^[a-z0-9][a-z0-9.+*?-]*$")
+KERNEL_ARGS_RE = re.compile(r"^[A-Za-z0-9_.,:=/+-]+( [A-Za-z0-9_.,:=/+-]+)*$")
 SHAPES = "shapes"          # the selection of every shape target (TARGETS=shapes)
 DEFAULT = "default"        # the selection of the default targets (as no TARGETS)
 
@@ -111,6 +114,7 @@ class Target:
     config: str = ""           # kind: build: the config fragment's absolute path
     boot_timeout: int = DEFAULT_BOOT_TIMEOUT
     event_timeout: int = DEFAULT_EVENT_TIMEOUT
+    kernel_args: str = ""
     allowed_splats: tuple = ()
     expected_skips: tuple = ()
     note: str = ""
@@ -279,8 +283,8 @@ def _suites(m, what):
 
 def _parse_target(m, index):
     what = f"targets[{index}]"
-    common = {"name", "kind", "default", "boot_timeout", "event_timeout", "allowed_splats",
-              "expected_skips", "note"}
+    common = {"name", "kind", "default", "boot_timeout", "event_timeout", "kernel_args",
+              "allowed_splats", "expected_skips", "note"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
     shape_keys = common | {"base", "api_level"}
     build_keys = common | {"config"}
@@ -315,6 +319,7 @@ def _parse_target(m, index):
         raise _SchemaError(f"{what}.event_timeout must be a positive number of seconds, "
                            f"less than its boot_timeout ({timeout})",
                            _line(m, "event_timeout"), "e.g. event_timeout: 20")
+    kernel_args = _str(m, "kernel_args", what, KERNEL_ARGS_RE, default="")
     splats = []
     raw_splats = m.get("allowed_splats", [])
     if not isinstance(raw_splats, list):
@@ -334,7 +339,7 @@ def _parse_target(m, index):
         _check_keys(s, {"test", "reason"}, ["test", "reason"], f"{what}.expected_skips entry")
         skips.append(ExpectedSkip(_str(s, "test", what), _str(s, "reason", what)))
     fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
-                  event_timeout=event, allowed_splats=tuple(splats), expected_skips=tuple(skips),
+                  event_timeout=event, kernel_args=kernel_args, allowed_splats=tuple(splats), expected_skips=tuple(skips),
                   note=_str(m, "note", what, default=""))
     if kind == "real":
         fields.update(

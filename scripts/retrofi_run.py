@@ -152,6 +152,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             logs["console"] = os.path.join(tdir, "console.log")
             say(target.name, f"boot (timeout {target.boot_timeout} s)")
             r = retrofi_boot.boot(kernel, initrd, logs["console"], timeout=target.boot_timeout,
+                                  append=target.kernel_args,
                                   allowed_splats=target.allowed_splats,
                                   accel=accel.name if accel else "tcg",
                                   expected_skips=[(e.test, e.reason)

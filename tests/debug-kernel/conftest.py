@@ -22,3 +22,11 @@ def debug_kernel():
     kernels = retrofi_kernels.fetch(m, [t.name])
     retrofi_kbuild.add_built(m, [t], kernels)
     return kernels.targets[t.name]
+
+
+@pytest.fixture(scope="session")
+def debug_kernel_args():
+    """The debug target's own kernel command line (kernel-matrix.yaml)."""
+    import retrofi_matrix
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    return m.target("debug-6.12").kernel_args

@@ -38,13 +38,13 @@ def modules(debug_kernel, tmp_path_factory):
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
 def test_a_module_with_the_bug_fails_the_debug_target_with_the_report_quoted(
-        debug_kernel, modules, bug, tmp_path):
+        debug_kernel, debug_kernel_args, modules, bug, tmp_path):
     kind, text = BUGS[bug]
     ko = (modules / f"{bug}.ko").read_bytes()
     initrd = retrofi_initramfs.build(debug_kernel, None, init=FIXTURE,
                                      config={f"{bug}.ko": ko, "etc/retrofi-bug": f"{bug}\n"})
     result = retrofi_boot.boot(debug_kernel, initrd, str(tmp_path / "console.log"),
-                               timeout=BOOT_TIMEOUT)
+                               timeout=BOOT_TIMEOUT, append=debug_kernel_args)
     print(result.report())
     assert result.ktap.passed, "every KTAP line was ok"
     assert result.status == "fail" and "kernel splat" in result.reason

@@ -179,6 +179,7 @@ def test_unquoted_version_name_gets_a_hint():
     (("boot_timeout: 240", "boot_timeout: -5"), "positive number"),
     (("boot_timeout: 240", "boot_timeout: 240\n    event_timeout: 0"), "event_timeout must be"),
     (("boot_timeout: 240", "boot_timeout: 240\n    event_timeout: 240"), "less than its boot_timeout"),
+    (("boot_timeout: 240", "boot_timeout: 240\n    kernel_args: 'a; reboot'"), "is not valid"),
     (("suites: [bullseye, bullseye-security]", "suites: []"), "non-empty list"),
     (("version: 1", "version: 2"), "unsupported schema version"),
 ])
@@ -202,6 +203,38 @@ def test_event_timeout_defaults_to_20_s_and_reaches_the_guest():
     assert config["etc/retrofi-event-timeout"] == f"{repo.target('debug-6.12').event_timeout}\n"
     with open(os.path.join(REPO, "tests", "guest", "init")) as f:
         assert "WAIT=$(cat /etc/retrofi-event-timeout" in f.read()
+
+
+def test_the_debug_rows_boot_with_4_level_paging_and_real_targets_as_they_are():
+    repo = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    for name in ("debug-6.12", "debug-2.6.21"):
+        assert repo.target(name).kernel_args.split() == ["no5lvl"]
+    assert repo.target("6.12").kernel_args == ""
+
+
+def test_the_runner_boots_with_the_targets_kernel_args(tmp_path, monkeypatch):
+    import retrofi_build
+    import retrofi_initramfs
+    import retrofi_run
+    import types
+    repo = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    seen = {}
+    census = types.SimpleNamespace(guest_lines=lambda: "", records=())
+    built = types.SimpleNamespace(ok=True, tree=str(tmp_path), census=census, reason="",
+                                  summary=lambda: "built")
+    monkeypatch.setattr(retrofi_build, "build", lambda *a, **k: built)
+    monkeypatch.setattr(retrofi_run, "_census", lambda *a: None)
+    monkeypatch.setattr(retrofi_initramfs, "build",
+                        lambda *a, **k: types.SimpleNamespace(path="i", size=1))
+
+    def boot(kernel, initrd, log, **kw):
+        seen.update(kw)
+        raise RetrofiError("stop here", where="test")
+    monkeypatch.setattr(retrofi_run.retrofi_boot, "boot", boot)
+    kernel = types.SimpleNamespace(kernelrelease="6.12.0-debug", name="debug-6.12")
+    row = retrofi_run.run_target(repo.target("debug-6.12"), kernel, str(tmp_path),
+                                 str(tmp_path / "report"))
+    assert seen["append"] == "no5lvl" and row.boot == "fail"
 
 
 def test_empty_file_is_refused():
