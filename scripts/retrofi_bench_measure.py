@@ -16,6 +16,7 @@ baseline in the same run, on the same machine, and returns plain numbers
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -143,15 +144,25 @@ def _make(argv, log):
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
         t0 = time.monotonic()
+        c0 = _children_cpu()
         p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT)
         seconds = time.monotonic() - t0
+        cpu = _children_cpu() - c0
     if p.returncode != 0:
         with open(log, errors="replace") as f:
             tail = [l for l in f.read().splitlines() if "rror" in l][-5:]
         raise RetrofiError(f"{' '.join(argv[:4])} ... exited {p.returncode}: "
                            + " | ".join(tail), where=log,
                            fix="the bench needs both builds to succeed")
-    return seconds
+    return seconds, cpu
+
+
+def _children_cpu():
+    """User + system CPU seconds of this process's finished children: a
+    build's CPU time depends far less than its wall time on what else the
+    machine runs."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def builds(gen_tree, plain, gen_argv, plain_argv_of, work, touched=TOUCHED):
@@ -159,15 +170,16 @@ def builds(gen_tree, plain, gen_argv, plain_argv_of, work, touched=TOUCHED):
     gen_argv: the generated tree's make command line; plain_argv_of(): the
     plain one's (the same -j), asked for after the generated tree built."""
     log = os.path.join(work, "build.log")
-    full_gen = _make(gen_argv, log)
+    full_gen, full_gen_cpu = _make(gen_argv, log)
     plain_argv = plain_argv_of()
-    full_plain = _make(plain_argv, log)
+    full_plain, full_plain_cpu = _make(plain_argv, log)
     now = time.time()
     for tree in (gen_tree, plain):
         os.utime(os.path.join(tree, touched), (now, now))
-    inc_gen = _make(gen_argv, log)
-    inc_plain = _make(plain_argv, log)
+    inc_gen, _ = _make(gen_argv, log)
+    inc_plain, _ = _make(plain_argv, log)
     return {"full": full_gen, "full_plain": full_plain, "incremental": inc_gen,
+            "full_cpu": full_gen_cpu, "full_plain_cpu": full_plain_cpu,
             "incremental_plain": inc_plain, "objects": _objects(gen_tree),
             "objects_plain": _objects(plain), "log": log}
 

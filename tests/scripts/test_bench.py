@@ -30,10 +30,11 @@ def test_smoke_bench_measures_every_figure_and_compares_with_the_previous_result
     data = json.load(open(results / name))
     figs = {f["key"]: f for f in data["figures"]}
     assert set(figs) == {"generate_cold_s", "generate_cold_vs_floor", "generate_warm_s",
-                         "build_vs_plain", "incremental_vs_plain", "boot_tests_s",
+                         "build_vs_plain", "build_cpu_vs_plain", "incremental_vs_plain",
+                         "boot_tests_s",
                          "matrix_warm_s", "matrix_cold_s"}
     for key in ("generate_cold_s", "generate_cold_vs_floor", "generate_warm_s",
-                "build_vs_plain", "incremental_vs_plain"):
+                "build_vs_plain", "build_cpu_vs_plain", "incremental_vs_plain"):
         f = figs[key]
         assert f["value"] > 0, f
         assert f["met"] == (f["value"] <= f["goal"]), f
