@@ -324,10 +324,8 @@ def run(args):
 
 def _checkout(repo):
     """The checkout the bench ran from (HEAD, "-dirty" with local changes)."""
-    import subprocess
-    p = subprocess.run(["git", "-C", repo, "describe", "--always", "--dirty", "--abbrev=12"],
-                       capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else "unknown"
+    p = retrofi_generate._git(repo, "describe", "--always", "--dirty", "--abbrev=12")
+    return p.stdout.strip() if p is not None and p.returncode == 0 else "unknown"
 
 
 def _kernels():

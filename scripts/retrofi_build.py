@@ -436,9 +436,8 @@ def _progress(name, work, build_log, stream=None):
     start = os.path.getsize(build_log)
 
     def compiled(_seconds):
-        with open(build_log, "rb") as f:
-            f.seek(start)
-            return f"{len(COMPILED_RE.findall(f.read()))} of about {total} objects compiled"
+        n = retrofi_progress.count_since(build_log, start, COMPILED_RE)
+        return f"{n} of about {total} objects compiled"
     return retrofi_progress.ticker(f"[build] {name}:", compiled, stream)
 
 

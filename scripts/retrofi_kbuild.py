@@ -182,9 +182,7 @@ COMPILED_RE = re.compile(rb"^  CC ", re.M)
 
 def _compiled(log_path, start):
     def read(_seconds):
-        with open(log_path, "rb") as f:
-            f.seek(start)
-            n = len(COMPILED_RE.findall(f.read()))
+        n = retrofi_progress.count_since(log_path, start, COMPILED_RE)
         return f"{n} objects compiled" if n else None
     return read
 

@@ -339,7 +339,8 @@ def _parse_target(m, index):
         _check_keys(s, {"test", "reason"}, ["test", "reason"], f"{what}.expected_skips entry")
         skips.append(ExpectedSkip(_str(s, "test", what), _str(s, "reason", what)))
     fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
-                  event_timeout=event, kernel_args=kernel_args, allowed_splats=tuple(splats), expected_skips=tuple(skips),
+                  event_timeout=event, kernel_args=kernel_args,
+                  allowed_splats=tuple(splats), expected_skips=tuple(skips),
                   note=_str(m, "note", what, default=""))
     if kind == "real":
         fields.update(

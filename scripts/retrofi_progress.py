@@ -45,3 +45,11 @@ def ticker(prefix, read, stream=None, every=None):
     finally:
         done.set()
         t.join()
+
+
+def count_since(path, start, pattern):
+    """How many times the bytes regex pattern matches in the file at path
+    after offset start (what a build wrote to its log since it began)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return len(pattern.findall(f.read()))
