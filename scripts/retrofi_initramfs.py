@@ -4,7 +4,12 @@ In:  a KernelTree (the target: its modules and headers), a built output
      tree (`make KLIB=<target headers>` done), the guest /init script.
 Out: an Initramfs record: <cache>/initramfs/<hash>.cpio.gz, a gzip'd newc
      cpio archive whose name is the sha256 of its content, so it is rebuilt
-     only when an input changes.
+     only when an input changes.  Its inputs (the built tree's modules and
+     headers, the target's modules, the selftest sources, /init, the guest
+     config, the userland and this stage's own code) are hashed too: a key
+     in <cache>/initramfs/keys/ names the archive they made, written after
+     it, so that unchanged inputs reuse it without staging anything again
+     (no make install, no selftest build, no depmod).
 
 What goes in:
   - a Debian userland (bookworm): busybox-static, kmod, hostapd,
@@ -38,6 +43,7 @@ import dataclasses
 import gzip
 import hashlib
 import io
+import json
 import lzma
 import os
 import shutil
@@ -362,6 +368,118 @@ def _add_userland(cpio, ul):
     return progs
 
 
+# ---------------------------------------------------------------- input keys
+
+# Files of a built output tree that make what the guest gets: the modules
+# (make install copies them), what make install and the selftest build read
+# (Makefile, Kbuild, Module.symvers, the compat headers the selftest is
+# compiled with).  Objects and .cmd files are left out: a rebuild that
+# changes anything the guest loads changes a .ko.
+_TREE_TOP = ("Makefile", "Kbuild", "Kbuild.cflags", "Module.symvers", "modules.order", "versions")
+_TREE_DIRS = ("include", "config", "defconfigs")
+_OWN_CODE = ("retrofi_initramfs.py", "retrofi_userland.py", "retrofi_census.py")
+KEY_FORMAT = 1
+
+
+def _hash_file(h, path, name):
+    h.update(f"file\0{name}\0".encode())
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    h.update(b"\0")
+
+
+def _tree_files(tree):
+    """(relative path, path) of the tree's files that make the guest's modules."""
+    found = []
+    for name in _TREE_TOP:
+        if os.path.isfile(os.path.join(tree, name)):
+            found.append((name, os.path.join(tree, name)))
+    for dirpath, dirs, files in os.walk(tree):
+        rel_dir = os.path.relpath(dirpath, tree)
+        top = rel_dir.split(os.sep)[0]
+        if rel_dir == ".":
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            continue
+        for f in files:
+            if f.endswith(".ko") or top in _TREE_DIRS:
+                found.append((os.path.join(rel_dir, f), os.path.join(dirpath, f)))
+    return sorted(found)
+
+
+def input_key(target, tree, init, selftest, config, api_level, ul):
+    """sha256 of everything build() puts into the archive, read without
+    staging: equal keys, equal archives."""
+    h = hashlib.sha256()
+
+    def put(*parts):
+        for part in parts:
+            h.update(f"{part}\0".encode())
+
+    put("retrofi initramfs inputs", KEY_FORMAT, target.name, target.kernelrelease,
+        target.headers, target.modules, target.cc, bool(selftest), api_level,
+        ",".join(GUEST_EXTRA_MODULES), ",".join(STACK_MODULES), ul.digest)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in _OWN_CODE:
+        _hash_file(h, os.path.join(here, name), name)
+    _hash_file(h, init, "init")
+    for path in sorted(config or {}):
+        data = config[path]
+        put("config", path, len(data))
+        h.update(data if isinstance(data, bytes) else data.encode())
+    if tree is not None:
+        put("tree", os.path.abspath(tree))
+        for rel, path in _tree_files(tree):
+            _hash_file(h, path, rel)
+        if selftest:
+            for dirpath, dirs, files in os.walk(SELFTEST_SRC):
+                dirs.sort()
+                for f in sorted(files):
+                    path = os.path.join(dirpath, f)
+                    _hash_file(h, path, os.path.relpath(path, SELFTEST_SRC))
+        # The target's modules, by name, size and mtime (the unpacked
+        # package, never written after it is unpacked).
+        for dirpath, dirs, files in os.walk(target.modules):
+            dirs.sort()
+            for f in sorted(files):
+                st = os.lstat(os.path.join(dirpath, f))
+                put(os.path.relpath(os.path.join(dirpath, f), target.modules),
+                    st.st_size, st.st_mtime_ns)
+    return h.hexdigest()
+
+
+def _key_path(outdir, key):
+    return os.path.join(outdir, "keys", f"{key}.json")
+
+
+def _load_key(outdir, key):
+    """The record of the archive key made, or None (no key, or its archive gone)."""
+    try:
+        with open(_key_path(outdir, key)) as f:
+            rec = json.load(f)
+        mods = GuestModules(rec["modules"]["kernelrelease"],
+                            *(tuple(rec["modules"][k]) for k in ("updates", "in_tree",
+                                                                   "shadowed", "builtin")),
+                            bool(rec["modules"]["selftest"]))
+        path = os.path.join(outdir, rec["archive"])
+        digest = rec["digest"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not os.path.isfile(path):
+        return None
+    return path, digest, mods
+
+
+def _store_key(outdir, key, path, digest, mods):
+    os.makedirs(os.path.join(outdir, "keys"), exist_ok=True)
+    final = _key_path(outdir, key)
+    tmp = f"{final}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump({"archive": os.path.basename(path), "digest": digest,
+                   "modules": dataclasses.asdict(mods)}, f, indent=1, sort_keys=True)
+    os.replace(tmp, final)
+
+
 def _content_digest(cpio):
     h = hashlib.sha256()
     for name in sorted(cpio.entries):
@@ -387,6 +505,13 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None,
     ul = retrofi_userland.unpacked(cache)
     outdir = os.path.join(cache, "initramfs")
     os.makedirs(outdir, exist_ok=True)
+    key = input_key(target, tree, init, selftest, config, api_level, ul)
+    known = _load_key(outdir, key)
+    if known:
+        path, digest, mods = known
+        size = os.path.getsize(path)
+        log(f"reused {path} ({size >> 10} KiB; target {target.name}, inputs unchanged)")
+        return Initramfs(path, digest, size, target.name, target.kernelrelease, mods, ul, True)
     cpio = CpioWriter()
     if tree is None:
         # A userland-only guest (the boot stage's own tests).
@@ -418,6 +543,7 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None,
             with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0, filename="") as gz:
                 gz.write(raw.getvalue())
         os.replace(tmp, path)
+    _store_key(outdir, key, path, digest, mods)
     size = os.path.getsize(path)
     log(f"{'reused' if reused else 'wrote'} {path} ({size >> 10} KiB; target {target.name}, "
         f"{len(mods.updates)} backported + {len(mods.in_tree)} in-tree modules)")
