@@ -18,6 +18,7 @@ import dataclasses
 import datetime
 import json
 import os
+import re
 import shutil
 import socket
 import sys
@@ -108,26 +109,40 @@ def table(figures, previous=None):
 
 
 def previous_result(results_dir):
-    """(path, {key: value}) of the newest result file, or (None, {})."""
+    """(path, {key: value}) of the newest result (by the date it records;
+    a later run of the same day and host has the higher .N), or (None, {})."""
     try:
         names = sorted(n for n in os.listdir(results_dir) if n.endswith(".json"))
     except FileNotFoundError:
         return None, {}
-    if not names:
-        return None, {}
-    path = max((os.path.join(results_dir, n) for n in names), key=os.path.getmtime)
-    try:
-        with open(path) as f:
-            data = json.load(f)
-        return path, {x["key"]: x["value"] for x in data["figures"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise RetrofiError(f"not a bench result ({e.__class__.__name__}: {e})", where=path,
-                           fix="remove or repair it; bench results are written by "
-                               "scripts/retrofi_bench.py")
+    newest = None
+    for name in names:
+        path = os.path.join(results_dir, name)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+            when = str(data["date"])
+            figures = {x["key"]: x["value"] for x in data["figures"]}
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise RetrofiError(f"not a bench result ({e.__class__.__name__}: {e})", where=path,
+                               fix="remove or repair it; bench results are written by "
+                                   "scripts/retrofi_bench.py")
+        seq = re.search(r"\.(\d+)\.json$", name)
+        order = (when, int(seq.group(1)) if seq else 1)
+        if newest is None or order > newest[0]:
+            newest = (order, path, figures)
+    return (newest[1], newest[2]) if newest else (None, {})
 
 
 def result_path(results_dir, when, host):
-    return os.path.join(results_dir, f"{when:%Y-%m-%d}-{host}.json")
+    """<date>-<host>.json, or <date>-<host>.N.json for the Nth run of that
+    day on that host: a result is never overwritten."""
+    base = os.path.join(results_dir, f"{when:%Y-%m-%d}-{host}")
+    path, n = f"{base}.json", 1
+    while os.path.exists(path):
+        n += 1
+        path = f"{base}.{n}.json"
+    return path
 
 
 def write_result(path, data):

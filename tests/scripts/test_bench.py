@@ -48,12 +48,20 @@ def test_smoke_bench_measures_every_figure_and_compares_with_the_previous_result
 
     second = smoke(results, tmp_path)
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr
-    data2 = json.load(open(results / name))
+    # A second run the same day writes a file of its own: the first stays.
+    name2 = name[:-len(".json")] + ".2.json"
+    assert sorted(os.listdir(results)) == sorted([name, name2])
+    assert json.load(open(results / name)) == data
+    data2 = json.load(open(results / name2))
     assert data2["previous"] == name
     # The previous column shows the first run's value.
     row = next(l for l in second.stdout.splitlines() if l.startswith("generation, warm"))
     assert bench._fmt(figs["generate_warm_s"]["value"], "s") in row.split("<=")[1]
     assert [n for n in os.listdir(tmp_path) if n.startswith("retrofi-bench-")] == []
+
+    third = smoke(results, tmp_path)
+    assert third.returncode == 0, third.stdout[-3000:] + third.stderr
+    assert json.load(open(results / (name[:-len(".json")] + ".3.json")))["previous"] == name2
 
 
 def test_a_figure_over_its_goal_is_not_met_and_the_table_says_so():
