@@ -457,10 +457,8 @@ def _load_key(outdir, key):
     try:
         with open(_key_path(outdir, key)) as f:
             rec = json.load(f)
-        mods = GuestModules(rec["modules"]["kernelrelease"],
-                            *(tuple(rec["modules"][k]) for k in ("updates", "in_tree",
-                                                                   "shadowed", "builtin")),
-                            bool(rec["modules"]["selftest"]))
+        mods = GuestModules(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in rec["modules"].items()})
         path = os.path.join(outdir, rec["archive"])
         digest = rec["digest"]
     except (OSError, ValueError, KeyError, TypeError):
