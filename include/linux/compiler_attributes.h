@@ -24,9 +24,9 @@
 #if RETROFI_LINUX_LESS(6, 5, 0)
 #ifndef __counted_by
 #define __counted_by(member)
-#endif
 RETROFI_CENSUS(__counted_by, "6.5", "structural",
 	       "Compiler Attributes: Add __counted_by macro (v6.5)");
+#endif
 #endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_COMPILER_ATTRIBUTES_H */
