@@ -21,6 +21,8 @@
 int x509_load_certificate_list(const u8 cert_list[],
 			       const unsigned long list_size,
 			       const struct key *keyring);
+RETROFI_CENSUS(x509_load_certificate_list, "6.3", "additive",
+	       "wifi: cfg80211: Deduplicate certificate loading (v6.3): exported to modules");
 #endif /* < 6.3 */
 
 #endif /* _RETROFI_KEYS_ASYMMETRIC_TYPE_H */

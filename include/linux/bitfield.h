@@ -31,6 +31,8 @@
 		/* and create the value */				\
 		(((typeof(_mask))(_val) << __bf_shf(_mask)) & (_mask))	\
 	)
+RETROFI_CENSUS(FIELD_PREP_CONST, "6.3", "probed",
+	       "bitfield: add FIELD_PREP_CONST() (v6.3)");
 #endif /* < 6.3 */
 
 #endif /* _RETROFI_LINUX_BITFIELD_H */

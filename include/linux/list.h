@@ -132,6 +132,14 @@ static inline void list_splice_tail_init(struct list_head *list,
 		INIT_LIST_HEAD(list);
 	}
 }
+RETROFI_CENSUS(list_is_singular, "2.6.27", "additive",
+	       "list_is_singular() with the seed's 2.6.27 list helpers (title not verified)");
+RETROFI_CENSUS(list_cut_position, "2.6.27", "additive",
+	       "list.h: add list_cut_position() (v2.6.27)");
+RETROFI_CENSUS(list_splice_tail, "2.6.27", "additive",
+	       "list.h: Add list_splice_tail() and list_splice_tail_init() (v2.6.27)");
+RETROFI_CENSUS(list_splice_tail_init, "2.6.27", "additive",
+	       "list.h: Add list_splice_tail() and list_splice_tail_init() (v2.6.27)");
 #endif /* < 2.6.27 */
 
 /*
@@ -155,6 +163,8 @@ static inline size_t list_count_nodes(struct list_head *head)
 
 	return count;
 }
+RETROFI_CENSUS(list_count_nodes, "6.3", "probed",
+	       "i915: Move list_count() to list.h as list_count_nodes() for broader use (v6.3)");
 #endif /* < 6.3 */
 
 /*

@@ -11,21 +11,13 @@
 #include <net/dropreason.h>
 
 /*
- * kfree_skb_reason() for the drop reasons of <net/dropreason.h>'s shims:
- * SKB_CONSUMED ("net: dropreason: add SKB_CONSUMED reason", v6.2) means
- * consume_skb(), and a subsystem's reason ("net: extend drop
- * reasons for multiple subsystems", v6.4) is one the older core has no name
- * for: it gets SKB_DROP_REASON_NOT_SPECIFIED rather than a value past
- * SKB_DROP_REASON_MAX, which the core's tracepoint and drop monitor index
- * their tables with. Additive like the shims it serves.
- */
-/*
  * kfree_skb_reason() -- "net: skb: introduce kfree_skb_reason()" (v5.17).
  * An older core has no drop reasons: the skb is freed as a drop with
  * kfree_skb(), or, for SKB_CONSUMED (the 6.2 shim of <net/dropreason.h>),
  * as consumed with consume_skb(), which is what 6.12's kfree_skb_reason()
  * does with it. This takes the place of the wrapper below, which would
- * have no core function to call. Additive, probed.
+ * have no core function to call, so it stands in for that shim too
+ * (kfree_skb_reason_subsys). Additive, probed.
  */
 #if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
 static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
@@ -38,9 +30,22 @@ static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
 }
 RETROFI_CENSUS(kfree_skb_reason, "5.17", "probed",
 	       "net: skb: introduce kfree_skb_reason() (v5.17)");
+RETROFI_CENSUS(kfree_skb_reason_subsys, "6.4", "probed",
+	       "net: extend drop reasons for multiple subsystems (v6.4)");
 #define kfree_skb_reason LINUX_BACKPORT(kfree_skb_reason)
 #endif /* < 5.17 */
 
+/*
+ * kfree_skb_reason() of the new reasons (kfree_skb_reason_subsys) -- "net:
+ * extend drop reasons for multiple subsystems" (v6.4), and "net:
+ * dropreason: add SKB_CONSUMED reason" (v6.2): the reasons that
+ * <net/dropreason.h>'s shims add to a core that has drop reasons.
+ * SKB_CONSUMED means consume_skb(), and a subsystem's reason is one the
+ * older core has no name for: it gets SKB_DROP_REASON_NOT_SPECIFIED rather
+ * than a value past SKB_DROP_REASON_MAX, which the core's tracepoint and
+ * drop monitor index their tables with. Additive, probed, like the shims
+ * it serves; below 5.17 the kfree_skb_reason() shim above does this.
+ */
 #if (RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys) || \
 	RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)) && \
 	!RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_kfree_skb_reason)
@@ -55,6 +60,8 @@ static inline void LINUX_BACKPORT(kfree_skb_reason)(struct sk_buff *skb,
 		reason = SKB_DROP_REASON_NOT_SPECIFIED;
 	kfree_skb_reason(skb, reason);
 }
+RETROFI_CENSUS(kfree_skb_reason_subsys, "6.4", "probed",
+	       "net: extend drop reasons for multiple subsystems (v6.4)");
 #define kfree_skb_reason LINUX_BACKPORT(kfree_skb_reason)
 #endif /* < 6.4 */
 

@@ -19,6 +19,8 @@
 #define kmemdup_array LINUX_BACKPORT(kmemdup_array)
 void *kmemdup_array(const void *src, size_t count, size_t element_size,
 		    gfp_t gfp);
+RETROFI_CENSUS(kmemdup_array, "6.9", "probed",
+	       "mm/util: Introduce kmemdup_array() (v6.9)");
 #endif /* < 6.9 */
 
 /*

@@ -17,6 +17,8 @@
 #if RETROFI_API_LESS(6, 9, 0)
 #undef KHZ_PER_GHZ
 #define KHZ_PER_GHZ		1000000UL
+RETROFI_CENSUS(KHZ_PER_GHZ, "6.9", "additive",
+	       "wifi: cfg80211: Add KHZ_PER_GHZ to units.h and reuse (v6.9)");
 #endif /* < 6.9 */
 
 #endif /* _RETROFI_LINUX_UNITS_H */

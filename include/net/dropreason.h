@@ -76,6 +76,8 @@ RETROFI_CENSUS(SKB_NOT_DROPPED_YET, "5.18", "structural",
 #if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_SKB_CONSUMED)
 #undef SKB_CONSUMED
 #define SKB_CONSUMED SKB_DROP_REASON_MAX
+RETROFI_CENSUS(SKB_CONSUMED, "6.2", "probed",
+	       "net: dropreason: add SKB_CONSUMED reason (v6.2)");
 #endif /* < 6.2 */
 
 /*
@@ -132,6 +134,8 @@ static inline void
 drop_reasons_unregister_subsys(enum skb_drop_reason_subsys subsys)
 {
 }
+RETROFI_CENSUS(drop_reasons_register_subsys, "6.4", "probed",
+	       "net: extend drop reasons for multiple subsystems (v6.4)");
 #endif /* < 6.4 */
 
 #endif /* _RETROFI_NET_DROPREASON_H */
