@@ -209,9 +209,51 @@ def _short_version(a, b, c):
     return f"{a}.{b}.{c}" if c != "0" else f"{a}.{b}"
 
 
+HELPER_RE = re.compile(r"^Helpers?\b")
+EXPORT_RE = re.compile(r"^\s*EXPORT_SYMBOL(?:_GPL)?\(\s*(\w+)\s*\)", re.M)
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One guarded block of the compat layer."""
+    path: str              # relative to the tree
+    line: int              # of its #if
+    kind: str              # additive | probed | structural, from the guard
+    since: str             # the version of the guard's first test
+    what: str              # the comment right above the guard, on one line
+    names: tuple           # the RETROFI_CENSUS() names inside, in order
+    guard: str             # the whole #if condition, whitespace folded
+    helper: bool           # its comment starts "Helper(s)": code that shims
+                           # of its file use, not an API of its own
+    body: tuple            # its lines, without the #if and the #endif
+
+
+def _comment_above(lines, i):
+    """The /* ... */ comment that ends on the line right above line i, as
+    one line of text ("" without one)."""
+    j = i - 1
+    if j < 0 or not lines[j].strip().endswith("*/"):
+        return ""
+    k = j
+    while k > 0 and "/*" not in lines[k]:
+        k -= 1
+    text = []
+    for raw in lines[k:j + 1]:
+        s = raw.strip()
+        if s.startswith("/*"):
+            s = s[2:]
+        if s.endswith("*/"):
+            s = s[:-2]
+        s = s.strip().lstrip("*").strip()
+        if s:
+            text.append(s)
+    return " ".join(text)
+
+
 def _blocks(tree):
-    """Every guarded block of the compat layer: (file, line, kind, since,
-    the first line of the comment above it, the census names inside)."""
+    """Every guarded block of the compat layer (include/ and compat/), as
+    Blocks. A block takes the comment that ends right above its guard, and
+    only that one: a block with no comment of its own has none."""
     out = []
     for sub in ("include", "compat"):
         for root, dirs, files in os.walk(os.path.join(tree, sub)):
@@ -225,25 +267,106 @@ def _blocks(tree):
                     m = GUARD_RE.match(line)
                     if not m:
                         continue
-                    # The comment that ends right above the guard.
-                    j, comment = i - 1, []
-                    if j >= 0 and lines[j].strip().endswith("*/"):
-                        while j >= 0 and not lines[j].lstrip().startswith("/*"):
-                            comment.insert(0, lines[j].strip().lstrip("*").strip())
-                            j -= 1
-                    what = " ".join(c for c in comment if c)
-                    depth, names = 0, []
-                    for k in range(i + 1, len(lines)):
+                    what = _comment_above(lines, i)
+                    cond, g = [line], i
+                    while cond[-1].rstrip().endswith("\\") and g + 1 < len(lines):
+                        g += 1
+                        cond.append(lines[g])
+                    guard = " ".join(" ".join(c.rstrip("\\ ") for c in cond).split())
+                    depth, names, body = 0, [], []
+                    for k in range(g + 1, len(lines)):
                         if re.match(r"^#\s*if", lines[k]):
                             depth += 1
                         elif re.match(r"^#\s*endif", lines[k]):
                             if depth == 0:
                                 break
                             depth -= 1
+                        body.append(lines[k])
                         names += re.findall(r"RETROFI_CENSUS\(\s*(\w+)", lines[k])
-                    out.append((os.path.relpath(path, tree), i + 1, KIND_OF_GUARD[m.group(1)],
-                                _short_version(*m.group(2, 3, 4)), what, names))
+                    out.append(Block(os.path.relpath(path, tree), i + 1,
+                                     KIND_OF_GUARD[m.group(1)],
+                                     _short_version(*m.group(2, 3, 4)), what, tuple(names),
+                                     guard, bool(HELPER_RE.match(what)), tuple(body)))
     return out
+
+
+def _shimmed(block):
+    """Whether api_census counts the block as an API shimmed at a level
+    below its version (an additive or probed header block that is not a
+    helper; compat/*.c blocks are the out-of-line halves of header shims)."""
+    return (block.kind in ("additive", "probed") and not block.helper
+            and not block.path.startswith("compat/"))
+
+
+def check_blocks(tree):
+    """What is wrong with the census records of tree's guarded blocks, one
+    "path:line: problem" string each (empty: nothing). A shimmed block
+    records every API it shims, with its own kind; a record's version is
+    the newest guard that carries it and no guard carries it above its
+    version; a record of a name the block defines only #ifndef sits inside
+    that #ifndef; a helper block is not newer than its file's newest
+    record of its kind; and a compat/*.c block of an additive or probed
+    guard exports only names that a header block with the same guard
+    records."""
+    blocks = _blocks(tree)
+    cat = {s.name: s for s in catalog(tree)}
+    problems = []
+    guards_of = {}
+    for b in blocks:
+        where = f"{b.path}:{b.line}"
+        for n in b.names:
+            guards_of.setdefault(n, []).append(b)
+        if _shimmed(b) and not b.names:
+            problems.append(f"{where}: {b.kind} block (< {b.since}) has no RETROFI_CENSUS() "
+                            "record")
+        for n in b.names:
+            s = cat[n]
+            if s.kind != b.kind:
+                problems.append(f"{where}: {n} is recorded as {s.kind} in a {b.kind} guard")
+            if version_code(b.since) > version_code(s.since):
+                problems.append(f"{where}: {n} (since {s.since}) is recorded under a "
+                                f"guard < {b.since}, above its version")
+        depth, inside = 0, {}
+        for raw in b.body:
+            m = re.match(r"^#\s*ifndef\s+(\w+)", raw)
+            if re.match(r"^#\s*if", raw):
+                depth += 1
+                if m:
+                    inside[m.group(1)] = depth
+            elif re.match(r"^#\s*endif", raw):
+                inside = {k: v for k, v in inside.items() if v < depth}
+                depth -= 1
+            for n in re.findall(r"RETROFI_CENSUS\(\s*(\w+)", raw):
+                ifndef = any(re.match(rf"^#\s*ifndef\s+{re.escape(n)}\b", r) for r in b.body)
+                if ifndef and n not in inside:
+                    problems.append(f"{where}: {n} is defined only #ifndef {n}, but its "
+                                    "record sits outside that #ifndef")
+    for n, bs in guards_of.items():
+        newest = max((b.since for b in bs), key=version_code)
+        if version_code(newest) != version_code(cat[n].since):
+            problems.append(f"{bs[0].path}:{bs[0].line}: {n} (since {cat[n].since}) is carried "
+                            f"by no guard < {cat[n].since} (newest: < {newest})")
+    for b in blocks:
+        where = f"{b.path}:{b.line}"
+        if b.helper:
+            mine = [cat[n] for o in blocks if o.path == b.path and not o.helper
+                    and o.kind == b.kind for n in o.names]
+            newest = max((s.since for s in mine), key=version_code, default=None)
+            if newest is None or version_code(newest) != version_code(b.since):
+                problems.append(f"{where}: helper block (< {b.since}) serves no recorded "
+                                f"{b.kind} shim of its file up to that version "
+                                f"(newest: {newest or 'none'})")
+        if b.path.startswith("compat/") and b.kind in ("additive", "probed"):
+            recorded = {n for o in blocks if o.path.startswith("include/")
+                        and o.guard == b.guard for n in o.names}
+            exported = EXPORT_RE.findall("\n".join(b.body))
+            if not exported:
+                problems.append(f"{where}: out-of-line {b.kind} block exports nothing")
+            for sym in exported:
+                if sym not in recorded:
+                    problems.append(f"{where}: exports {sym}, which no header block with the "
+                                    f"guard '{b.guard}' records")
+    return problems
 
 
 def _file_comment(tree, path):
@@ -268,16 +391,22 @@ def api_census(tree, level):
     names its shim; a block without one is named by its comment."""
     code = version_code(level)
     cat = {s.name: s for s in catalog(tree)}
-    rows = []
-    for path, line, kind, since, what, names in _blocks(tree):
-        if version_code(since) <= code:
+    rows, recorded = [], {}
+    for b in _blocks(tree):
+        path, line, kind, since, what, names = b.path, b.line, b.kind, b.since, b.what, b.names
+        if version_code(since) <= code or b.helper:
             continue
         status = "structural" if kind == "structural" else "shimmed"
         if names:
             for n in names:
                 s = cat[n]
-                rows.append(dict(api=n, since=s.since, kind=s.kind, status=status,
-                                 change=s.change, where=f"{path}:{line}"))
+                row = dict(api=n, since=s.since, kind=s.kind, status=status,
+                           change=s.change, where=f"{path}:{line}")
+                # A record carried by several blocks (a shim that stands in
+                # for a newer one below its own version) is one API, whose
+                # row names the newest guard.
+                if n not in recorded or version_code(since) > recorded[n][0]:
+                    recorded[n] = (version_code(since), row)
         else:
             if path.startswith("compat/"):
                 continue        # the out-of-line half of a header's shim, listed there
@@ -288,6 +417,7 @@ def api_census(tree, level):
                     api = f"<{path[len('include/'):]}>"
             rows.append(dict(api=api, since=since, kind=kind, status=status,
                              change=(change or what)[:160], where=f"{path}:{line}"))
+    rows += [row for _, row in recorded.values()]
     rows.sort(key=lambda r: (r["status"] != "shimmed", version_code(r["since"]), r["api"]))
     return rows
 
@@ -328,17 +458,62 @@ def markdown_levels(tree, levels):
     return "\n".join(out)
 
 
+# The README's census table sits between these two lines; the first names
+# its levels. `make api-census-readme` rewrites what is between them, and
+# test_census.py fails while it differs from markdown_levels().
+README_BEGIN_RE = re.compile(r"^<!-- api-census LEVEL=([0-9.,]+): written by "
+                             r"make api-census-readme, do not edit -->\n", re.M)
+README_END = "<!-- end of api-census -->\n"
+
+
+def readme_section(text, where="README.md"):
+    """(levels, start, end) of the census section of a README's text: the
+    levels its first marker names, and the span between the markers."""
+    m = README_BEGIN_RE.search(text)
+    end = text.find(README_END, m.end()) if m else -1
+    if not m or end < 0:
+        raise RetrofiError("no census section (the lines '<!-- api-census LEVEL=...: written "
+                           "by make api-census-readme, do not edit -->' and "
+                           f"'{README_END.strip()}')", where=where,
+                           fix="put the two marker lines back around the census table")
+    return m.group(1).split(","), m.end(), end
+
+
+def update_readme(path, tree):
+    """Rewrite the census section of README `path` from tree's compat
+    layer; whether it changed."""
+    text = open(path).read()
+    levels, start, end = readme_section(text, where=path)
+    new = text[:start] + markdown_levels(tree, levels) + "\n\n" + text[end:]
+    if new == text:
+        return False
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(new)
+    os.replace(tmp, path)
+    return True
+
+
 def main(argv=None):
     import argparse
     import sys
     ap = argparse.ArgumentParser(description="the compat layer's APIs newer than an API "
                                              "level: shimmed or structural")
-    ap.add_argument("--level", required=True,
-                    help='an API level, e.g. "2.6.21", or several: "2.6.21,3.10,4.19"')
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--level",
+                      help='an API level, e.g. "2.6.21", or several: "2.6.21,3.10,4.19"')
+    what.add_argument("--update-readme", metavar="README",
+                      help="rewrite the census section of README (between its api-census "
+                           "markers) at the levels its first marker names")
     ap.add_argument("--tree", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="an output tree or this repository (default: the repository)")
     args = ap.parse_args(argv)
     try:
+        if args.update_readme:
+            changed = update_readme(args.update_readme, args.tree)
+            print(f"{args.update_readme}: census section "
+                  f"{'rewritten' if changed else 'already up to date'}")
+            return 0
         levels = args.level.split(",")
         if len(levels) > 1:
             print(markdown_levels(args.tree, levels))

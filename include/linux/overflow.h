@@ -26,6 +26,11 @@
  * size_mul()/size_add() (5.18), for all three shims: flex_array_size()
  * needs it at the levels that have the other two.
  */
+
+/*
+ * Helpers of the three shims below, not an API: the saturating
+ * multiplication and addition, compiled below the newest shim's version.
+ */
 #if RETROFI_API_LESS(5, 9, 0)
 static inline size_t retrofi_size_mul(size_t a, size_t b)
 {
