@@ -4,6 +4,7 @@ shape row fails when a shim that must be in force at its level is not."""
 
 import os
 import re
+import shutil
 import subprocess
 import textwrap
 
@@ -438,22 +439,81 @@ def guest_census_check(tmp_path, updates, census_text):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
+STACK = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k", "ath9k_hw",
+         "ath9k_common", "ath5k")
+
+
+def installed_stack(tmp_path, api_code=None, leave_out=(), extra=None):
+    """The stack's 9 modules under tmp_path/updates: mac80211.ko compiled
+    from SHIMS_C at api_code (None: with no shim, like the others), extra
+    (a C source) as ath9k.ko, and the rest plain; leave_out: modules not
+    installed. Returns (updates, the census the build would read)."""
+    updates = tmp_path / "updates"
+    compile_object(tmp_path, source="int retrofi_plain(void) { return 1; }\n", name="plain")
+    if api_code is not None:
+        compile_object(tmp_path, api_code=api_code)
+    if extra is not None:
+        compile_object(tmp_path, source=extra, name="extra")
+    rels = []
+    for m in STACK:
+        if m in leave_out:
+            continue
+        src = "shims.o" if m == "mac80211" and api_code is not None else \
+            "extra.o" if m == "ath9k" and extra is not None else "plain.o"
+        rel = os.path.join("net" if m in ("compat", "cfg80211", "mac80211") else "drivers", m + ".ko")
+        (updates / os.path.dirname(rel)).mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / src, updates / rel)
+        rels.append(rel)
+    return updates, retrofi_census.read(str(updates), rels).guest_lines()
+
+
 def test_guest_census_check_accepts_exactly_the_build_census(tmp_path):
-    compile_object(tmp_path, api_code=retrofi_census.version_code("2.6.21"))
-    updates = tmp_path / "updates" / "net"
-    updates.mkdir(parents=True)
-    os.rename(tmp_path / "shims.o", updates / "mac80211.ko")
-    census = retrofi_census.read(str(tmp_path / "updates"), ["net/mac80211.ko"])
-    text = census.guest_lines()
+    updates, text = installed_stack(tmp_path, api_code=retrofi_census.version_code("2.6.21"))
     assert text.splitlines()[0] == "mac80211.ko list_first_entry|2.6.22|additive|compat-2.6.22.h"
-    ok = guest_census_check(tmp_path, tmp_path / "updates", text)
+    ok = guest_census_check(tmp_path, updates, text)
     assert ok.returncode == 0, ok.stdout
-    assert "3 shims in force, 3 records in 1 modules" in ok.stdout
+    assert "3 shims in force, 3 records in 1 modules, as the build read them, " \
+        "in 9 installed modules" in ok.stdout
     # A shim the build saw that the installed module lacks fails, and so
     # does a record the installed module carries that the build did not see.
     more = text + "mac80211.ko list_next_entry|2.6.22|additive|x\n"
-    bad = guest_census_check(tmp_path, tmp_path / "updates", more)
+    bad = guest_census_check(tmp_path, updates, more)
     assert bad.returncode != 0 and "-mac80211.ko list_next_entry" in bad.stdout, bad.stdout
     fewer = "".join(text.splitlines(True)[1:])
-    bad = guest_census_check(tmp_path, tmp_path / "updates", fewer)
+    bad = guest_census_check(tmp_path, updates, fewer)
     assert bad.returncode != 0 and "+mac80211.ko list_first_entry" in bad.stdout, bad.stdout
+
+
+def test_guest_census_check_fails_without_the_updates_directory(tmp_path):
+    # An empty census and no modules to read would compare equal.
+    bad = guest_census_check(tmp_path, tmp_path / "no-updates", "")
+    assert bad.returncode != 0, bad.stdout
+    assert f"no {tmp_path / 'no-updates'}: the backported modules are not installed" \
+        in bad.stdout
+
+
+def test_guest_census_check_fails_unless_all_9_stack_modules_are_installed(tmp_path):
+    updates, text = installed_stack(tmp_path, leave_out=("ath5k", "ath9k_common"))
+    assert text == ""
+    bad = guest_census_check(tmp_path, updates, text)
+    assert bad.returncode != 0, bad.stdout
+    assert "not in " + str(updates) + ": ath9k_common.ko ath5k.ko (of the stack's 9 modules)" \
+        in bad.stdout
+
+
+def test_guest_census_check_on_the_identity_row_refuses_a_backport_symbol(tmp_path):
+    # 6.12: no shim in force, and none compiled: 9 modules, no records.
+    updates, text = installed_stack(tmp_path)
+    ok = guest_census_check(tmp_path, updates, text)
+    assert ok.returncode == 0, ok.stdout
+    assert "0 shims in force, 0 records in 0 modules, as the build read them, " \
+        "in 9 installed modules" in ok.stdout
+    # A shim compiled in without its record: the census is empty, but the
+    # module calls a backport_ function.
+    stray = "int backport_kfree_skb_reason(void) { return 0; }\n"
+    updates, text = installed_stack(tmp_path / "stray", extra=stray)
+    assert text == ""
+    bad = guest_census_check(tmp_path, updates, text)
+    assert bad.returncode != 0, bad.stdout
+    assert "ath9k.ko carries backport_ symbols (backport_kfree_skb_reason ), but the census " \
+        "says no shim is in force" in bad.stdout
