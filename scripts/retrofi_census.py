@@ -13,6 +13,8 @@ happen:
   required(cat, level)  those that must be in force at an API level: the
                         additive and probed shims of APIs newer than it
   missing(census, cat, level)   required shims that no module carries
+  check_blocks(tree)    the guarded blocks whose records are missing or
+                        wrong (read from the guards, not the records)
 
 A shape target (kind: shape, api_level: X) fails when missing() is not
 empty: a guard or an include that keeps a shim out of the stack at that

@@ -63,6 +63,9 @@
  * its name is one it knows, such as .comment*.) Every object that includes the shim's header carries the
  * record, so a module's census is the set of shims compiled into it.
  * The arguments are string literals without double quotes, except name.
+ * A guarded block that only holds code its file's shims share, no API of
+ * its own, says so with a comment that starts "Helpers" and records
+ * nothing (scripts/retrofi_census.py: check_blocks()).
  */
 #define RETROFI_CENSUS(name, since, kind, change)			\
 	asm(".pushsection .comment.retrofi_census,\"\",@progbits\n\t"	\
