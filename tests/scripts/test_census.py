@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import retrofi_census
+import retrofi_initramfs
 import retrofi_matrix
 import retrofi_report
 import retrofi_run
@@ -493,6 +494,10 @@ def test_guest_census_check_fails_without_the_updates_directory(tmp_path):
 
 
 def test_guest_census_check_fails_unless_all_9_stack_modules_are_installed(tmp_path):
+    # The guest's list is the initramfs's: the modules it installs.
+    init = open(os.path.join(REPO, "tests", "guest", "init")).read()
+    stack = re.search(r'^\tstack="([^"]*)"$', init, re.M).group(1).split()
+    assert tuple(stack) == retrofi_initramfs.STACK_MODULES == STACK
     updates, text = installed_stack(tmp_path, leave_out=("ath5k", "ath9k_common"))
     assert text == ""
     bad = guest_census_check(tmp_path, updates, text)
