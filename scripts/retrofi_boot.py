@@ -197,18 +197,70 @@ def qemu_argv(kernel, initrd, append="", memory=1024, qemu=QEMU, accel=None):
             "-append", f"{KERNEL_ARGS} {append}".strip()]
 
 
+def _declared(expected_skips):
+    """{test path: reason} of expected_skips ((test, reason) pairs or the
+    matrix's ExpectedSkip records)."""
+    return {getattr(e, "test", None) or e[0]: getattr(e, "reason", None) or e[1]
+            for e in expected_skips}
+
+
 def unexpected_skips(ktap, expected_skips=()):
     """The skips (top level or nested, as "parent/name") that the target
     does not declare, each as (path, directive)."""
-    declared = {getattr(e, "test", None) or e[0] for e in expected_skips}
+    declared = _declared(expected_skips)
     return [(path, d) for path, d in retrofi_ktap.skips(ktap) if path not in declared]
+
+
+def _find(ktap, path):
+    """The test at path ("name" or "parent/name") in ktap, or None."""
+    head, _, rest = path.partition("/")
+    for t in ktap.tests:
+        if t.name == head:
+            if not rest:
+                return t
+            return _find(t.subtests, rest) if t.subtests is not None else None
+    return None
+
+
+def skip_reason(directive):
+    """The reason of a "SKIP reason" directive."""
+    return directive[4:].strip() if directive.upper().startswith("SKIP") else directive
+
+
+def declared_skips_not_taken(ktap, expected_skips=()):
+    """The declared skips whose top-level test ran but that did not skip
+    with the declared reason, each as (path, what happened instead).
+
+    A declared skip is a claim about the guest: the case skips, and why.
+    One that passed, failed, went missing from its parent's results or
+    skipped for another reason is a result the target did not expect. A
+    declared skip whose top-level test is not in the log at all (a mode
+    that runs other tests, such as stress) is not judged here; a guest
+    that died early fails for that already.
+    """
+    out = []
+    for path, reason in _declared(expected_skips).items():
+        top = path.partition("/")[0]
+        if _find(ktap, top) is None:
+            continue
+        t = _find(ktap, path)
+        if t is None:
+            out.append((path, "not in the results"))
+        elif t.status != "skip":
+            out.append((path, "passed" if t.status == "ok" else "failed"))
+        elif skip_reason(t.directive) != reason:
+            out.append((path, f"skipped for another reason: {skip_reason(t.directive)!r}, "
+                              f"declared {reason!r}"))
+    return sorted(out)
 
 
 def judge(text, allowed_splats=(), timed_out=False, expected_skips=()):
     """(status, reason, ktap, splats) for a console log.
 
     A skip is never a pass: a skipped test or subtest fails the boot unless
-    the target declares it (expected_skips: (test path, reason) pairs).
+    the target declares it (expected_skips: (test path, reason) pairs), and
+    a declared skip that did not happen, or happened for another reason,
+    fails it too.
     """
     ktap = retrofi_ktap.parse(text)
     splats = retrofi_ktap.scan_splats(text, allowed_splats)
@@ -231,6 +283,10 @@ def judge(text, allowed_splats=(), timed_out=False, expected_skips=()):
     if skipped:
         reasons.append("skipped, and not declared as an expected skip of this target: " +
                        ", ".join(f"{p} ({d})" for p, d in skipped))
+    not_taken = declared_skips_not_taken(ktap, expected_skips)
+    if not_taken:
+        reasons.append("declared as an expected skip of this target, but " +
+                       ", ".join(f"{p}: {what}" for p, what in not_taken))
     if fatal:
         reasons.append("kernel splat: " + "; ".join(
             f"{s.kind} at line {s.line}: {retrofi_ktap.KERNEL_LINE.sub('', s.text[0]).strip()}"

@@ -39,8 +39,10 @@ Schema (version 1):
         allowed_splats: []              # optional, [{match:, reason:, link:}]: link is
                                         # the upstream report (http/https URL)
         expected_skips: []              # optional, [{test:, reason:}]: a guest test
-                                        # (or "parent/subtest") that may SKIP here;
-                                        # any other skip fails the target
+                                        # (or "parent/subtest") that SKIPs here with
+                                        # that reason; any other skip fails the
+                                        # target, and so does a declared one that
+                                        # does not happen with its reason
         note: "free text"               # optional
 """
 

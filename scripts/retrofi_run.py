@@ -35,7 +35,8 @@ def say(target, msg):
 
 def _test_rows(ktap, expected_skips=()):
     """One row per guest test; a nested skip the target does not declare
-    makes its parent test a failure (a skip is never a pass)."""
+    makes its parent test a failure (a skip is never a pass), and so does
+    a declared skip that did not happen with its declared reason."""
     status = {"ok": "pass", "not ok": "fail", "skip": "skip"}
     declared = {e.test: e.reason for e in expected_skips}
     rows = []
@@ -52,6 +53,11 @@ def _test_rows(ktap, expected_skips=()):
                 detail = "subtests skipped, not expected skips of this target: " + \
                     ", ".join(f"{p} ({d})" for p, d in bad) + "\n" + detail
         rows.append(retrofi_report.TestRow(t.name, st, detail, _test_seconds(t)))
+    for path, what in retrofi_boot.declared_skips_not_taken(ktap, expected_skips):
+        row = next(r for r in rows if r.name == path.partition("/")[0])
+        row.status = "fail"
+        row.detail = f"declared as an expected skip of this target, but {path}: {what}\n" + \
+            row.detail
     return rows
 
 

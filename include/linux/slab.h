@@ -34,7 +34,19 @@ RETROFI_CENSUS(kmalloc_array, "3.4", "additive",
  * kfree_sensitive() -- "mm, treewide: rename kzfree() to
  * kfree_sensitive()" (v5.9; cited by hauke/backports, guard < 5.9): zero
  * the whole allocation (ksize(), not just what was asked for) before
- * freeing it. Additive; 6.12's body without its KASAN unpoisoning.
+ * freeing it. Additive; 6.12's body.
+ *
+ * Under KASAN the bytes past what was asked for are poisoned, and the
+ * zeroing must unpoison them first. Before "mm: Make ksize() a
+ * reporting-only function" (v6.2) ksize() itself unpoisoned the whole
+ * object (kasan_unpoison_shadow(), kasan_unpoison_range() from 5.11).
+ * Since, it only reports, and 6.12's kfree_sensitive() calls
+ * kasan_unpoison_range() -- whose __kasan_unpoison_range() is not
+ * exported, so a module cannot call it. krealloc() to the ksize() the
+ * object already has (what 6.2 tells ksize() users to do instead) keeps
+ * the object in place and unpoisons exactly those bytes
+ * (kasan_krealloc()); it never allocates then, so the flags only say
+ * that nothing may sleep here.
  */
 #if RETROFI_API_LESS(5, 9, 0)
 static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
@@ -51,6 +63,11 @@ static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
 	 */
 	OPTIMIZER_HIDE_VAR(mem);
 	ks = ksize(mem);
+#if !RETROFI_LINUX_LESS(6, 2, 0)
+	/* NULL only for a freed object, which ksize() reports as 0 already. */
+	if (ks && krealloc(mem, ks, GFP_NOWAIT | __GFP_NOWARN) != mem)
+		return;
+#endif /* >= 6.2 */
 	if (ks)
 		memzero_explicit(mem, ks);
 	kfree(mem);

@@ -85,10 +85,13 @@ RETROFI_CENSUS(SKB_CONSUMED, "6.2", "probed",
  * subsystems" (v6.4): the upper 16 bits of a reason name a subsystem that
  * registers its reasons' names with the core. Additive, probed; the names
  * are LINUX_BACKPORT()ed so that an API-level shape on a newer kernel does
- * not clash with its own. The core of an older kernel has no table to
- * register with: registration does nothing, and the compat
- * kfree_skb_reason() reports such drops as SKB_DROP_REASON_NOT_SPECIFIED,
- * the reason a kernel without subsystems would give.
+ * not clash with its own. Registration is exported from net/core/skbuff.c
+ * upstream, so the shim lives in compat/backport-6.4.c: upstream's table
+ * and bodies, so a registered list can be looked up in
+ * drop_reasons_by_subsys[] as in 6.12. The core of an older kernel never
+ * reads that table: the compat kfree_skb_reason() reports a subsystem's
+ * drops as SKB_DROP_REASON_NOT_SPECIFIED, the reason a kernel without
+ * subsystems would give.
  */
 #if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys)
 #define skb_drop_reason_subsys LINUX_BACKPORT(skb_drop_reason_subsys)
@@ -120,20 +123,18 @@ struct drop_reason_list {
 	size_t n_reasons;
 };
 
+#define drop_reasons_by_subsys LINUX_BACKPORT(drop_reasons_by_subsys)
+extern const struct drop_reason_list __rcu *
+drop_reasons_by_subsys[SKB_DROP_REASON_SUBSYS_NUM];
+
 #define drop_reasons_register_subsys \
 	LINUX_BACKPORT(drop_reasons_register_subsys)
-static inline void
-drop_reasons_register_subsys(enum skb_drop_reason_subsys subsys,
-			     const struct drop_reason_list *list)
-{
-}
+void drop_reasons_register_subsys(enum skb_drop_reason_subsys subsys,
+				  const struct drop_reason_list *list);
 
 #define drop_reasons_unregister_subsys \
 	LINUX_BACKPORT(drop_reasons_unregister_subsys)
-static inline void
-drop_reasons_unregister_subsys(enum skb_drop_reason_subsys subsys)
-{
-}
+void drop_reasons_unregister_subsys(enum skb_drop_reason_subsys subsys);
 RETROFI_CENSUS(drop_reasons_register_subsys, "6.4", "probed",
 	       "net: extend drop reasons for multiple subsystems (v6.4)");
 #endif /* < 6.4 */

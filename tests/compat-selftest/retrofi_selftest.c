@@ -307,12 +307,15 @@ static const char *test_kmemdup_array_copies_and_refuses_overflow(void)
 }
 #endif
 
-static const char *test_field_prep_const_in_initialiser(void)
-{
-	static const u32 packed = FIELD_PREP_CONST(GENMASK(7, 4), 3);
-
-	return packed == 0x30 ? NULL : "FIELD_PREP_CONST(GENMASK(7, 4), 3) != 0x30";
-}
+/*
+ * FIELD_PREP_CONST() (6.3) is a constant expression, for initialisers: a
+ * compile-time fact, so checked at build time (a static_assert needs an
+ * integer constant expression too). The values are worked out by hand.
+ */
+static_assert(FIELD_PREP_CONST(GENMASK(7, 4), 3) == 0x30);
+static_assert(FIELD_PREP_CONST(GENMASK(31, 28), 0xf) == 0xf0000000u);
+static_assert(FIELD_PREP_CONST(GENMASK_ULL(47, 40), 0xa5) == 0xa50000000000ull);
+static_assert(FIELD_PREP_CONST(BIT(0), 1) == 1);
 
 static const char *test_moved_headers(void)
 {
@@ -711,7 +714,11 @@ static const char *test_amd_wbrf_reports_no_support(void)
 	return err;
 }
 
-/* The drop reason subsystems mac80211 registers its reasons under. */
+/*
+ * The drop reason subsystems mac80211 registers its reasons under. The
+ * shim of registration is exported by compat.ko (compat/backport-6.4.c).
+ */
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
 static const char * const st_drop_names[] = { "RETROFI_ONE", "RETROFI_TWO" };
 static const struct drop_reason_list st_drop_list = {
 	.reasons = st_drop_names,
@@ -737,19 +744,11 @@ static const char *test_drop_reason_subsystems_as_upstream(void)
 	if ((reason & SKB_DROP_REASON_SUBSYS_MASK) >> SKB_DROP_REASON_SUBSYS_SHIFT !=
 	    SKB_DROP_REASON_SUBSYS_MAC80211_MONITOR)
 		return "a subsystem's reason does not name its subsystem";
-#if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys)
 	/*
-	 * The shim: the older core has no table to register with, so the
-	 * round trip does nothing (the kfree_skb_reason case checks how such
-	 * drops are reported).
+	 * The table (the core's, or the shim's in compat.ko where the core has
+	 * none): a free subsystem's entry points to the list while it is
+	 * registered, and to nothing after.
 	 */
-	for (subsys = 1; subsys < SKB_DROP_REASON_SUBSYS_NUM; subsys++) {
-		drop_reasons_register_subsys(subsys, &st_drop_list);
-		drop_reasons_unregister_subsys(subsys);
-	}
-	return NULL;
-#else
-	/* The core's table: a free subsystem's entry points to the list. */
 	for (subsys = SKB_DROP_REASON_SUBSYS_NUM - 1; subsys > 0; subsys--)
 		if (!rcu_access_pointer(drop_reasons_by_subsys[subsys]))
 			break;
@@ -763,8 +762,8 @@ static const char *test_drop_reason_subsystems_as_upstream(void)
 	drop_reasons_unregister_subsys(subsys);
 	return rcu_access_pointer(drop_reasons_by_subsys[subsys]) ?
 	       "unregistration left the list" : NULL;
-#endif
 }
+#endif
 
 /* kfree_skb_reason(): which skbs the kfree_skb tracepoint saw, and why. */
 static struct sk_buff *watched_skb;
@@ -1233,7 +1232,6 @@ static const struct selftest tests[] = {
 	TA(is_singular, list_is_singular, 2, 6, 27),
 	TA(count_nodes, list_count_nodes, 6, 3, 0),
 	TX(kmemdup_array_copies_and_refuses_overflow, kmemdup_array, 6, 9, 0),
-	T(field_prep_const_in_initialiser, FIELD_PREP_CONST),
 	T(moved_headers, get_unaligned_le16),
 	T(class_create_takes_a_name, class_create),
 	T(led_trigger_blink_passes_delays_by_value, led_trigger_blink),
@@ -1242,7 +1240,7 @@ static const struct selftest tests[] = {
 	T(genl_split_ops_hooks_see_the_operation, genl_register_family),
 	T(gso_segments_a_udp_gso_skb, skb_gso_segment),
 	T(amd_wbrf_reports_no_support, acpi_amd_wbrf_supported_producer),
-	TA(drop_reason_subsystems_as_upstream, drop_reasons_register_subsys, 6, 4, 0),
+	TX(drop_reason_subsystems_as_upstream, drop_reasons_register_subsys, 6, 4, 0),
 	TA(kfree_skb_reason_consumed_and_subsystem, kfree_skb_reason, 6, 4, 0),
 	T(virtio_find_vqs_passes_each_queue, virtio_find_vqs),
 	TX(x509_load_certificate_list_loads_and_stops_at_bad_entry,

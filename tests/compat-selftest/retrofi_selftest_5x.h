@@ -44,58 +44,70 @@ static const char *test_memset_after_sets_every_byte_after_the_member(void)
 	return NULL;
 }
 
-/* __counted_by (6.5): an annotation; the layout is a plain flexible array's. */
+/*
+ * __counted_by (6.5): an annotation, accepted on a flexible array; the
+ * layout stays a plain flexible array's. Compile-time facts, checked at
+ * build time.
+ */
 struct st_counted {
 	u16 n;
 	u32 v[] __counted_by(n);
 };
+static_assert(offsetof(struct st_counted, v) == 4);
+static_assert(sizeof(struct st_counted) == 4);
+static_assert(sizeof(((struct st_counted *)NULL)->v[0]) == 4);
 
-static const char *test_counted_by_keeps_the_plain_layout(void)
-{
-	struct st_counted *c = kzalloc(struct_size(c, v, 3), GFP_KERNEL);
-	const char *err = NULL;
-
-	if (!c)
-		return "out of memory";
-	c->n = 3;
-	c->v[2] = 7;
-	if (offsetof(struct st_counted, v) != 4 || struct_size(c, v, 3) != 16 ||
-	    c->v[2] != 7)
-		err = "the annotated array is not laid out as a plain flexible array";
-	kfree(c);
-	return err;
-}
-
-/* <kunit/visibility.h> (6.2): without KUnit, a static function. */
-VISIBLE_IF_KUNIT int st_visible_if_kunit(int x);
+/*
+ * <kunit/visibility.h> (6.2): VISIBLE_IF_KUNIT makes a function static
+ * unless KUnit is built (no target here builds it, and the shim is that
+ * half). Linkage is a compile-time fact: a static redeclaration after the
+ * definition compiles only if the definition was static (after a
+ * non-static one it is an error), and an extern declaration before it
+ * only if it was not.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+extern int st_visible_if_kunit(int x);
+#endif
 VISIBLE_IF_KUNIT int st_visible_if_kunit(int x)
 {
 	return x + 1;
 }
+#if !IS_ENABLED(CONFIG_KUNIT)
+static int st_visible_if_kunit(int x);
+#endif
 #ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY	/* one module exports it */
 EXPORT_SYMBOL_IF_KUNIT(st_visible_if_kunit);
 #endif
-
-static const char *test_visible_if_kunit_function_is_callable(void)
-{
-	return st_visible_if_kunit(41) == 42 ? NULL : "st_visible_if_kunit(41) != 42";
-}
+/* Used, so that a static definition is not "defined but not used". */
+static_assert(sizeof(st_visible_if_kunit(0)) == sizeof(int));
 
 /*
- * lockdep_is_held() without lockdep (5.11): declared for code that only
- * lockdep evaluates; with lockdep, the real check.
+ * lockdep_is_held() (5.11 declares it without lockdep, for code that only
+ * lockdep evaluates). Without lockdep the declaration is all there is, a
+ * compile-time fact: upstream's prototype. With lockdep (the debug rows),
+ * the real check: held while the mutex is, not after.
  */
+#ifndef CONFIG_LOCKDEP
+static_assert(__builtin_types_compatible_p(typeof(lockdep_is_held),
+					   int (const void *)));
+#endif
 static DEFINE_MUTEX(st_lockdep_mutex);
 
-static const char *test_lockdep_is_held_of_a_held_mutex(void)
+static const char *test_lockdep_is_held_sees_a_held_mutex_and_its_release(void)
 {
-	const char *err = NULL;
+	int held, after;
 
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return SKIP("the target has no lockdep: lockdep_is_held() is only declared there, for code that lockdep alone evaluates");
 	mutex_lock(&st_lockdep_mutex);
-	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_is_held(&st_lockdep_mutex))
-		err = "lockdep does not see the mutex held";
+	held = lockdep_is_held(&st_lockdep_mutex);
 	mutex_unlock(&st_lockdep_mutex);
-	return err;
+	after = lockdep_is_held(&st_lockdep_mutex);
+	if (held < 0 || after < 0)
+		return "lockdep is off (debug_locks is 0): an earlier report turned it off";
+	if (held != 1)
+		return "lockdep does not see the mutex held";
+	return after ? "lockdep sees the mutex held after mutex_unlock()" : NULL;
 }
 
 /* rfkill_set_hw_state_reason() (5.11) with the rfkill signal, as cfg80211. */
@@ -349,27 +361,16 @@ static const char *test_netdev_tstats_reach_the_stats_of_a_registered_netdev(voi
 /*
  * Types declared for the stack's prototypes: struct net_device_path_ctx
  * and struct net_device_path (5.13), struct kernel_ethtool_ringparam
- * (5.17). Callbacks taking pointers to them, defined at file scope, must
- * compile (without "declared inside parameter list") and be callable.
+ * (5.17). A compile-time fact: a struct first named in a parameter list
+ * is a new type of that prototype's scope, so two prototypes naming it
+ * would not be compatible unless it is declared at file scope, as the
+ * stack's callbacks need it to be.
  */
-static int st_fill_forward_path(struct net_device_path_ctx *ctx,
-				struct net_device_path *path)
-{
-	return ctx || path ? -EINVAL : -ENOENT;
-}
-
-static int st_ringparam(struct net_device *dev,
-			struct kernel_ethtool_ringparam *kernel_rp)
-{
-	return dev || kernel_rp ? -EINVAL : 0;
-}
-
-static const char *test_declared_types_name_the_stack_prototypes(void)
-{
-	int (*fill)(struct net_device_path_ctx *, struct net_device_path *) =
-		st_fill_forward_path;
-
-	if (fill(NULL, NULL) != -ENOENT)
-		return "the forward-path callback was not called";
-	return st_ringparam(NULL, NULL) ? "the ringparam callback was not called" : NULL;
-}
+typedef int st_fill_forward_path_fn(struct net_device_path_ctx *ctx,
+				    struct net_device_path *path);
+static_assert(__builtin_types_compatible_p(st_fill_forward_path_fn *,
+	int (*)(struct net_device_path_ctx *, struct net_device_path *)));
+typedef int st_ringparam_fn(struct net_device *dev,
+			    struct kernel_ethtool_ringparam *kernel_rp);
+static_assert(__builtin_types_compatible_p(st_ringparam_fn *,
+	int (*)(struct net_device *, struct kernel_ethtool_ringparam *)));

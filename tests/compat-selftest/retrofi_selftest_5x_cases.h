@@ -5,9 +5,7 @@
  * are defined).
  */
 	TA(memset_after_sets_every_byte_after_the_member, memset_after, 5, 15, 0),
-	T(counted_by_keeps_the_plain_layout, __counted_by),
-	T(visible_if_kunit_function_is_callable, VISIBLE_IF_KUNIT),
-	T(lockdep_is_held_of_a_held_mutex, lockdep_is_held),
+	T(lockdep_is_held_sees_a_held_mutex_and_its_release, lockdep_is_held),
 	TA(rfkill_hw_state_reason_blocks_and_unblocks, rfkill_set_hw_state_reason,
 	   5, 11, 0),
 	T(tasklet_disable_in_atomic_holds_it_off, tasklet_disable_in_atomic),
@@ -19,4 +17,3 @@
 	T(dev_sw_netstats_tx_add_counts_packets_and_bytes, dev_sw_netstats_tx_add),
 	TX(netdev_tstats_reach_the_stats_of_a_registered_netdev, dev_get_tstats64,
 	   5, 11, 0),
-	T(declared_types_name_the_stack_prototypes, net_device_path_ctx),

@@ -14,6 +14,9 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <net/netlink.h>
 
@@ -499,17 +502,56 @@ static const char *test_kmalloc_array_refuses_overflow(void)
 	return p ? "overflowing size allocated" : NULL;
 }
 
-static const char *test_kfree_sensitive_frees_and_takes_null(void)
-{
-	u8 *p = kmalloc(24, GFP_KERNEL);
+/*
+ * kfree_sensitive(): every byte of the object, ksize() of them (more than
+ * was asked for where the cache rounds up), is zero once it is freed.
+ * Reading freed memory is safe only where the allocator promises it: the
+ * object comes from a cache of the test's own with SLAB_TYPESAFE_BY_RCU,
+ * whose freed objects stay mapped, unpoisoned by KASAN (and by KFENCE and
+ * SLUB_RCU_DEBUG, which defer the free), never overwritten by SLUB's
+ * poisoning, init_on_free or its free pointer (kept past the object) until
+ * an RCU grace period ends -- and the read is inside rcu_read_lock(). No
+ * other code allocates from the cache, so nothing reuses the object
+ * meanwhile. An object the shim did not free makes kmem_cache_destroy()
+ * warn, which fails the boot (the host's splat scan).
+ */
+#define ST_SENSITIVE_SIZE 52	/* not a multiple of the word: ksize() >= it */
 
-	if (!p)
-		return "out of memory";
-	memset(p, 0x5a, 24);
-	kfree_sensitive(p);	/* must zero and free: KASAN/kmemleak would tell */
+static const char *test_kfree_sensitive_zeroes_every_byte_it_frees(void)
+{
+	struct kmem_cache *cache;
+	const u8 *seen;
+	const char *err = NULL;
+	size_t ks;
+	u8 *p;
+
 	kfree_sensitive(NULL);
 	kfree_sensitive(ZERO_SIZE_PTR);
-	return NULL;
+	cache = kmem_cache_create("retrofi_st_sensitive", ST_SENSITIVE_SIZE, 0,
+				  SLAB_TYPESAFE_BY_RCU, NULL);
+	if (!cache)
+		return "kmem_cache_create failed";
+	p = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (!p) {
+		kmem_cache_destroy(cache);
+		return "out of memory";
+	}
+	ks = ksize(p);
+	if (ks < ST_SENSITIVE_SIZE) {
+		kmem_cache_free(cache, p);
+		kmem_cache_destroy(cache);
+		return "ksize() is smaller than the object";
+	}
+	memset(p, 0x5a, ks);
+	rcu_read_lock();
+	kfree_sensitive(p);
+	seen = p;
+	OPTIMIZER_HIDE_VAR(seen);
+	if (memchr_inv(seen, 0, ks))
+		err = "a byte of the freed object is not zero";
+	rcu_read_unlock();
+	kmem_cache_destroy(cache);
+	return err;
 }
 
 static const char *test_memzero_explicit(void)

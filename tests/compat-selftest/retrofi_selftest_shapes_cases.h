@@ -37,7 +37,7 @@
 	TA(struct_size_of_flexible_array, struct_size, 4, 18, 0),
 	TA(flex_array_size, flex_array_size, 5, 9, 0),
 	TA(kmalloc_array_refuses_overflow, kmalloc_array, 3, 4, 0),
-	TA(kfree_sensitive_frees_and_takes_null, kfree_sensitive, 5, 9, 0),
+	TA(kfree_sensitive_zeroes_every_byte_it_frees, kfree_sensitive, 5, 9, 0),
 	TA(memzero_explicit, memzero_explicit, 3, 18, 0),
 	TA(clamp, clamp, 2, 6, 26),
 	TA(div_round_closest, DIV_ROUND_CLOSEST, 2, 6, 29),

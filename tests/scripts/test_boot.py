@@ -143,28 +143,101 @@ ok 2 station_scan_lists_the_ap_ssid # SKIP no hostapd
 """
 
 
+X509_SKIP = ("compat_selftest/x509_loads_a_certificate", "not exported on this target")
+SCAN_SKIP = ("station_scan_lists_the_ap_ssid", "no hostapd")
+
+
 def test_a_skip_is_never_a_pass_unless_the_target_declares_it():
     status, reason, ktap, _ = retrofi_boot.judge(GUEST_WITH_SKIPS)
     assert status == "fail"
     assert "compat_selftest/x509_loads_a_certificate (SKIP not exported on this target)" in reason
     assert "station_scan_lists_the_ap_ssid (SKIP no hostapd)" in reason
     # Declaring one leaves the other failing the boot.
-    status, reason, _, _ = retrofi_boot.judge(
-        GUEST_WITH_SKIPS, expected_skips=[("compat_selftest/x509_loads_a_certificate", "why")])
+    status, reason, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[X509_SKIP])
     assert status == "fail" and "x509" not in reason and "station_scan" in reason
-    status, _, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[
-        ("compat_selftest/x509_loads_a_certificate", "why"), ("station_scan_lists_the_ap_ssid", "why")])
+    status, _, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[X509_SKIP, SCAN_SKIP])
     assert status == "pass"
+
+
+def test_a_declared_skip_that_skipped_for_another_reason_fails_the_boot():
+    status, reason, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[
+        ("compat_selftest/x509_loads_a_certificate", "not built at this API level"), SCAN_SKIP])
+    assert status == "fail"
+    assert ("compat_selftest/x509_loads_a_certificate: skipped for another reason: "
+            "'not exported on this target', declared 'not built at this API level'") in reason
+
+
+def test_a_declared_skip_that_ran_or_went_missing_fails_the_boot():
+    ran = GUEST_WITH_SKIPS.replace("x509_loads_a_certificate # SKIP not exported on this target",
+                                   "x509_loads_a_certificate")
+    status, reason, _, _ = retrofi_boot.judge(ran, expected_skips=[X509_SKIP, SCAN_SKIP])
+    assert status == "fail" and "compat_selftest/x509_loads_a_certificate: passed" in reason
+    status, reason, _, _ = retrofi_boot.judge(GUEST_WITH_SKIPS, expected_skips=[
+        X509_SKIP, SCAN_SKIP, ("compat_selftest/kmemdup_array_copies", "exported shim")])
+    assert status == "fail" and "compat_selftest/kmemdup_array_copies: not in the results" in reason
+
+
+def test_a_declared_skip_of_a_test_this_mode_does_not_run_is_not_judged():
+    """make stress runs no compat selftest: its declared skips cannot happen there."""
+    stress = "KTAP version 1\n1..1\nok 1 stack_reloads_cycles_1_to_10_then_associates\n"
+    status, reason, _, _ = retrofi_boot.judge(stress, expected_skips=[X509_SKIP])
+    assert status == "pass", reason
 
 
 def test_a_nested_undeclared_skip_fails_its_row_in_the_report():
     import retrofi_matrix
     import retrofi_run
     ktap = retrofi_boot.judge(GUEST_WITH_SKIPS)[2]
-    rows = retrofi_run._test_rows(ktap, [retrofi_matrix.ExpectedSkip("station_scan_lists_the_ap_ssid", "r")])
+    rows = retrofi_run._test_rows(ktap, [retrofi_matrix.ExpectedSkip(*SCAN_SKIP)])
     assert [(r.name, r.status) for r in rows] == [("compat_selftest", "fail"),
                                                  ("station_scan_lists_the_ap_ssid", "skip")]
     assert "x509_loads_a_certificate" in rows[0].detail
+
+
+def test_a_declared_skip_not_taken_fails_its_row_in_the_report():
+    import retrofi_matrix
+    import retrofi_run
+    ktap = retrofi_boot.judge(GUEST_WITH_SKIPS)[2]
+    rows = retrofi_run._test_rows(ktap, [
+        retrofi_matrix.ExpectedSkip(X509_SKIP[0], "another reason"),
+        retrofi_matrix.ExpectedSkip(*SCAN_SKIP)])
+    assert [(r.name, r.status) for r in rows] == [("compat_selftest", "fail"),
+                                                 ("station_scan_lists_the_ap_ssid", "skip")]
+    assert "skipped for another reason" in rows[0].detail
+
+
+def test_the_matrix_declares_the_skips_the_selftests_print():
+    """Each row declares the forced-API selftest's exported shims' cases
+    (TX() in the selftest's tables) and, on a row without lockdep (not a
+    debug kernel's), the lockdep case of both selftests; each reason is
+    what the module prints there, so the guest's log can be checked
+    against the declaration."""
+    import re
+    import retrofi_matrix
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    st = os.path.join(root, "tests", "compat-selftest")
+    tables = "".join(open(os.path.join(st, f)).read() for f in
+                     ("retrofi_selftest.c", "retrofi_selftest_5x.h",
+                      "retrofi_selftest_5x_cases.h", "retrofi_selftest_shapes_cases.h"))
+    exported = {m.group(1): m.group(2) for m in
+                re.finditer(r"(?<!define )\bTX\((\w+),\s*(\w+),", tables)}
+    fmt = re.search(r'pr_info\("ok %d %s # SKIP (exported shim %s: [^"%]*)\\n"',
+                    tables).group(1)
+    lockdep_case = re.search(r"\bT\((lockdep_is_held\w+), lockdep_is_held\)", tables).group(1)
+    lockdep_skip = re.search(r'test_' + lockdep_case + r'\(void\)\n\{.*?SKIP\("([^"]*)"\)',
+                             tables, re.S).group(1)
+    m = retrofi_matrix.load(os.path.join(root, "kernel-matrix.yaml"))
+    forced = "compat_selftest_forced_api_2_6_21/"
+    debug = {t.name for t in m.targets
+             if t.config and "CONFIG_PROVE_LOCKING=y" in open(os.path.join(root, t.config)).read()}
+    assert debug == {"debug-6.12"}
+    for t in m.targets:
+        want = {forced + case: fmt.replace("%s", "backport_" + api)
+                for case, api in exported.items()}
+        if t.name not in debug and t.base not in debug:
+            want.update({f"{parent}/{lockdep_case}": lockdep_skip
+                         for parent in ("compat_selftest", forced.rstrip("/"))})
+        assert {e.test: e.reason for e in t.expected_skips} == want, t.name
 
 
 def test_each_guest_test_row_carries_its_seconds_by_the_guest_clock():

@@ -105,9 +105,10 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
         assert probe_value(probes, api) == 0, api
     names, undefined = shims_used(tree)
     assert b"backport_list_count_nodes" not in names
-    # Exported by compat.ko (6.3's export, 6.9, 6.11); the rest are inline.
+    # Exported by compat.ko (6.3's export, 6.4, 6.9, 6.11); the rest are inline.
     exported = ("backport_x509_load_certificate_list", "backport_kmemdup_array",
-                "backport_virtio_find_vqs")
+                "backport_virtio_find_vqs", "backport_drop_reasons_register_subsys",
+                "backport_drop_reasons_unregister_subsys", "backport_drop_reasons_by_subsys")
     for sym in exported:
         assert sym in undefined, sym
     assert b"backport_kfree_skb_reason" in names
@@ -132,7 +133,8 @@ SEED_HELPERS = (b"list_splice_tail", b"list_splice_tail_init", b"list_cut_positi
                 b"list_is_singular")
 # Additive shims that compat.ko defines out of line and exports only for a
 # target that needs them: the forced-level module must not reference them.
-EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_list")
+EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_list",
+                     "backport_drop_reasons_register_subsys")
 
 
 @pytest.mark.network
@@ -163,6 +165,7 @@ def test_forced_api_module_uses_every_inline_shim_and_loads_with_compat(kernels,
                              stdout=subprocess.PIPE, text=True, check=True).stdout
     assert "test_kmemdup_array_copies_and_refuses_overflow" not in symbols
     assert "test_x509_load_certificate_list_loads_and_stops_at_bad_entry" not in symbols
+    assert "test_drop_reason_subsystems_as_upstream" not in symbols
     assert "test_splice_tail_appends_in_order" in symbols
 
 
