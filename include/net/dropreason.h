@@ -137,6 +137,10 @@ void drop_reasons_register_subsys(enum skb_drop_reason_subsys subsys,
 void drop_reasons_unregister_subsys(enum skb_drop_reason_subsys subsys);
 RETROFI_CENSUS(drop_reasons_register_subsys, "6.4", "probed",
 	       "net: extend drop reasons for multiple subsystems (v6.4)");
+RETROFI_CENSUS(drop_reasons_unregister_subsys, "6.4", "probed",
+	       "net: extend drop reasons for multiple subsystems (v6.4)");
+RETROFI_CENSUS(drop_reasons_by_subsys, "6.4", "probed",
+	       "net: extend drop reasons for multiple subsystems (v6.4)");
 #endif /* < 6.4 */
 
 #endif /* _RETROFI_NET_DROPREASON_H */
