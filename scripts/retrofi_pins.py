@@ -15,6 +15,7 @@ import re
 
 import retrofi_apt
 import retrofi_debversion
+import retrofi_matrix
 from retrofi_errors import RetrofiError
 
 LOCK_VERSION = 1
@@ -25,9 +26,7 @@ FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
 
 # ---------------------------------------------------------------- lock file
 
-def lock_path(matrix_path):
-    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
-    return base + ".lock"
+lock_path = retrofi_matrix.lock_path      # kernel-matrix.yaml -> kernel-matrix.lock
 
 
 def spec_digest(item):
@@ -140,7 +139,6 @@ def resolve_family(apt, family):
 def resolve_target(apt, target):
     if target.family:
         # A build-only row: its family narrowed to its own ABI and flavour.
-        import retrofi_matrix
         one = retrofi_matrix.Family(name=target.family, suites=target.suites, abi=target.abi,
                                     flavours=(target.flavour,), headers=target.headers,
                                     cc=target.cc)
