@@ -413,6 +413,12 @@ def update(matrix, names=None, cache=None):
         for t in _items(matrix, names) if names else []:
             log(f"resolving target {t.name}")
             new[t.key] = retrofi_pins.resolve_target(apt_for(t.suites), t)
+        if len(families) == len(matrix.families):
+            # The rows of a family no longer in the matrix go with it.
+            known = {f.name for f in matrix.families}
+            for key in [k for k, e in new.items() if e.get("family") not in (None, *known)]:
+                log(f"pin {key}: {_describe(new[key])} -> (its family left the matrix)")
+                del new[key]
         for f in families:
             # Every ABI and flavour the archive serves now, and no other.
             log(f"resolving family {f.name}")
