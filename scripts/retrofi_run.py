@@ -86,6 +86,16 @@ def _census(target, b, row):
         say(target.name, row.reason)
 
 
+def lacked_probes(tree):
+    """The probed APIs (compat/probes.list) a built tree's target lacks,
+    from the include/retrofi/probes.h compat/probe.sh wrote for it."""
+    try:
+        text = open(os.path.join(tree, "include", "retrofi", "probes.h")).read()
+    except OSError:
+        return ["(no probes.h)"]
+    return re.findall(r"^#define RETROFI_HAVE_(\w+) 0$", text, re.M)
+
+
 _PRINTK_RE = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)
 
 
@@ -172,6 +182,10 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             row.reason = b.reason
         else:
             _census(target, b, row)
+            if target.kind == retrofi_matrix.BUILD_ONLY:
+                lacks = lacked_probes(b.tree)
+                row.notes.append("probes: the target lacks " + (", ".join(lacks) or "none")
+                                 + f"; {len(row.shims)} shims in force")
     if b is not None and row.build == "ok" and boot:
         try:
             say(target.name, "initramfs")

@@ -181,3 +181,13 @@ def test_the_repository_matrix_pins_every_family():
     sweep = m.select(["sweep"])
     assert all(t.kind == "build-only" for t in sweep)
     assert len(sweep) < len(m.select(["sweep-all"]))
+
+
+def test_a_build_only_row_names_the_probed_apis_its_target_lacks(tmp_path):
+    import retrofi_run
+    (tmp_path / "include" / "retrofi").mkdir(parents=True)
+    (tmp_path / "include" / "retrofi" / "probes.h").write_text(
+        "#define RETROFI_HAVE_list_count_nodes 0\n#define RETROFI_HAVE_timer_shutdown 1\n"
+        "#define RETROFI_HAVE_kmemdup_array 0\n")
+    assert retrofi_run.lacked_probes(str(tmp_path)) == ["list_count_nodes", "kmemdup_array"]
+    assert retrofi_run.lacked_probes(str(tmp_path / "nowhere")) == ["(no probes.h)"]
