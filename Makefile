@@ -19,6 +19,7 @@ all: help
 help:
 	@echo "make matrix          generate, build and boot-test the default targets (TARGETS=... for others)"
 	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
+	@echo "make matrix TARGETS=sweep      build-only rows: oldest/newest served ABI of each major (sweep-all: every one)"
 	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"
 	@echo "make check           run the test suite"
 	@echo "make check-debug     the tests that boot the debug kernel (built on first use, long)"

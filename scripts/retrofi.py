@@ -116,7 +116,8 @@ def cmd_matrix(args):
         raise RetrofiError("--stress boots the targets; it cannot go with --no-boot",
                            fix="drop one of them")
     mode = "stress" if args.stress else "tests"
-    if not args.no_boot and not shutil.which(retrofi_boot.QEMU):
+    if not args.no_boot and any(t.kind != retrofi_matrix.BUILD_ONLY for t in selected) \
+            and not shutil.which(retrofi_boot.QEMU):
         # Before any work: a build takes minutes, the boot would then fail.
         raise RetrofiError(f"{retrofi_boot.QEMU} not found",
                            fix="apt-get install qemu-system-x86 (scripts/bootstrap installs it), "

@@ -339,9 +339,24 @@ def _source_record(directory):
                       path=os.path.join(directory, stamp["tree"]), mtime=stamp["mtime"])
 
 
+def _headers_record(root, target, entry, flavour_headers):
+    """A build-only row's KernelTree: headers, no image, no modules."""
+    try:
+        krel = open(os.path.join(flavour_headers, "include/config/kernel.release")).read().strip()
+    except OSError:
+        raise RetrofiError(f"the headers of row {target.name} are not a configured tree "
+                           f"(no include/config/kernel.release)", where=flavour_headers,
+                           fix="run `make kernels-update`; check the family's headers: pattern")
+    return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
+                      headers=flavour_headers, kernelrelease=krel, image="", modules="",
+                      cc=target.cc)
+
+
 def _target_record(directory, target, entry):
     root = os.path.join(directory, "root")
     flavour_headers = os.path.join(root, "usr/src", target.headers_for(entry["abi"]))
+    if target.kind == "build-only":
+        return _headers_record(root, target, entry, flavour_headers)
     releases = sorted(os.listdir(os.path.join(root, "lib/modules"))) \
         if os.path.isdir(os.path.join(root, "lib/modules")) else []
     if len(releases) != 1:
@@ -370,7 +385,7 @@ def _items(matrix, names):
     targets = []
     for t in matrix.select(names):
         real = matrix.real_target(t)
-        if real.kind == "real" and real not in targets:
+        if real.kind in ("real", "build-only") and real not in targets:
             targets.append(real)
     return targets
 
@@ -379,7 +394,9 @@ def update(matrix, names=None, cache=None):
     """Re-resolve the pins of the source and the named (default: all) targets."""
     cache = cache or cache_dir()
     lpath = retrofi_pins.lock_path(matrix.path)
-    names = names or [t.name for t in matrix.targets]
+    families = [f for f in matrix.families if not names or f.name in names]
+    names = [n for n in names or [t.name for t in matrix.targets if t.kind != "build-only"]
+             if n not in {f.name for f in matrix.families}]
     with cache_lock(cache), disk_errors(cache):
         check_free(cache, MIN_FREE_FOR_LISTS, "the package lists")
         entries = retrofi_pins.load_lock(lpath)
@@ -393,9 +410,27 @@ def update(matrix, names=None, cache=None):
 
         log(f"resolving {matrix.source.package}")
         new["source"] = retrofi_pins.resolve_source(apt_for(matrix.source.suites), matrix.source)
-        for t in _items(matrix, names):
+        for t in _items(matrix, names) if names else []:
             log(f"resolving target {t.name}")
             new[t.key] = retrofi_pins.resolve_target(apt_for(t.suites), t)
+        if len(families) == len(matrix.families):
+            # The rows of a family no longer in the matrix go with it.
+            known = {f.name for f in matrix.families}
+            for key in [k for k, e in new.items() if e.get("family") not in (None, *known)]:
+                log(f"pin {key}: {_describe(new[key])} -> (its family left the matrix)")
+                del new[key]
+        for f in families:
+            # Every ABI and flavour the archive serves now, and no other.
+            log(f"resolving family {f.name}")
+            rows = retrofi_pins.resolve_family(apt_for(f.suites), f)
+            for key in [k for k, e in new.items() if e.get("family") == f.name]:
+                if key not in rows:
+                    log(f"pin {key}: {_describe(new[key])} -> (no longer served)")
+                del new[key]
+            new.update(rows)
+            log(f"family {f.name}: {len(rows)} rows ("
+                + ", ".join(sorted({e['abi'] for e in rows.values()},
+                                   key=retrofi_debversion_key)) + ")")
         for key in sorted(new):
             old, cur = entries.get(key), new[key]
             if old != cur:
@@ -405,6 +440,10 @@ def update(matrix, names=None, cache=None):
             log("pins unchanged")
         retrofi_pins.save_lock(lpath, new)
     return new
+
+
+def retrofi_debversion_key(abi):
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", abi)]
 
 
 def _describe(entry):

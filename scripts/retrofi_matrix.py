@@ -44,6 +44,22 @@ Schema (version 1):
                                         # target, and so does a declared one that
                                         # does not happen with its reason
         note: "free text"               # optional
+      # kind: family -- every ABI and flavour the archive serves of one
+      # kernel line, as build-only rows (headers only, never booted).
+      # `make kernels-update` resolves it into kernel-matrix.lock; each
+      # pinned ABI and flavour is a row named "<abi>-<flavour>"
+      # (e.g. 6.1.0-47-amd64). TARGETS=sweep-all selects every row,
+      # TARGETS=sweep the oldest and newest ABI of every major (amd64),
+      # plus the other flavours of the newest ABI of every major that has
+      # a real target and of the newest major.
+      - name: "6.1-bookworm"
+        kind: family
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"
+        flavours: [amd64, rt-amd64, cloud-amd64]
+        headers: "linux-headers-{abi}-{flavour}"           # optional
+        cc: gcc-12                                         # optional
+        note: "free text"                                  # optional
 """
 
 import dataclasses
@@ -66,6 +82,12 @@ PKG_GLOB_RE = re.compile(r"^[a-z0-9][a-z0-9.+*?-]*$")
 KERNEL_ARGS_RE = re.compile(r"^[A-Za-z0-9_.,:=/+-]+( [A-Za-z0-9_.,:=/+-]+)*$")
 SHAPES = "shapes"          # the selection of every shape target (TARGETS=shapes)
 DEFAULT = "default"        # the selection of the default targets (as no TARGETS)
+SWEEP = "sweep"            # the sweep's selection of the families' build-only rows
+SWEEP_ALL = "sweep-all"    # every build-only row of every family
+SELECTIONS = (SHAPES, DEFAULT, SWEEP, SWEEP_ALL)
+BUILD_ONLY = "build-only"  # the kind of a family's rows
+FAMILY_ABI_RE = re.compile(r"^[a-z0-9*][a-z0-9.+*?-]*$")   # "*+deb13": every major
+ROW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+~-]*$")
 
 
 def abi_glob_regex(glob):
@@ -120,10 +142,19 @@ class Target:
     allowed_splats: tuple = ()
     expected_skips: tuple = ()
     note: str = ""
+    flavours: tuple = ()       # kind: family: the flavours it serves
+    family: str = ""           # kind: build-only: the family the row is of
+    version: str = ""          # kind: build-only: the pinned headers' version
 
     @property
     def key(self):
         return f"target:{self.name}"
+
+    @property
+    def major(self):
+        """A build-only row's kernel line ("6.1"), from its pinned version."""
+        m = re.match(r"^(\d+)\.(\d+)", self.version)
+        return f"{m.group(1)}.{m.group(2)}" if m else ""
 
     def headers_glob(self):
         return self.headers.format(abi=self.abi, flavour=self.flavour)
@@ -148,10 +179,35 @@ class Target:
 
 
 @dataclasses.dataclass(frozen=True)
+class Family:
+    """Every served ABI and flavour of one kernel line (build-only rows)."""
+    name: str
+    suites: tuple
+    abi: str
+    flavours: tuple
+    headers: str = DEFAULT_HEADERS
+    cc: str = ""
+    note: str = ""
+
+    @property
+    def key(self):
+        return f"family:{self.name}"
+
+    def target(self, flavour, abi="", version=""):
+        """The row of one ABI and flavour (abi "": the family's glob)."""
+        return Target(name=f"{abi}-{flavour}" if abi else self.name, kind=BUILD_ONLY,
+                      default=False, suites=self.suites, abi=abi or self.abi,
+                      flavour=flavour, headers=self.headers, image="", cc=self.cc,
+                      family=self.name, version=version)
+
+
+@dataclasses.dataclass(frozen=True)
 class Matrix:
     path: str
     source: Source
     targets: tuple
+    families: tuple = ()
+    real_majors: tuple = ()    # the kernel lines the real targets pin ("6.1")
 
     def target(self, name):
         for t in self.targets:
@@ -165,8 +221,9 @@ class Matrix:
         """The targets named (in matrix order), or the default ones.
 
         The name "shapes" stands for every shape target on a real base (a
-        shape on a build target's kernel is named on its own), and
-        "default" for the default targets."""
+        shape on a build target's kernel is named on its own), "default"
+        for the default targets, "sweep-all" for every build-only row of
+        the families and "sweep" for the sweep's share of them."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
@@ -179,10 +236,50 @@ class Matrix:
                 if not group:
                     raise RetrofiError("TARGETS=shapes, but the matrix has no shape target",
                                        where=self.path, fix="add targets with kind: shape")
+            elif n in (SWEEP, SWEEP_ALL):
+                group = self.sweep(everything=n == SWEEP_ALL)
             else:
                 group = [self.target(n)]
             wanted += [t for t in group if t not in wanted]
         return [t for t in self.targets if t in wanted]
+
+    def sweep(self, everything=False):
+        """The families' build-only rows: all of them, or the sweep's share:
+        the oldest and the newest ABI of every major (first flavour), and
+        every flavour of the newest ABI of each major a real target pins
+        and of the newest major."""
+        rows = [t for t in self.targets if t.kind == BUILD_ONLY]
+        if not self.families:
+            raise RetrofiError("TARGETS=sweep needs families, but the matrix has none",
+                               where=self.path, fix="add targets with kind: family")
+        unresolved = [f.name for f in self.families if not any(t.family == f.name for t in rows)]
+        if unresolved:
+            raise RetrofiError(f"famil{'ies' if len(unresolved) > 1 else 'y'} "
+                               f"{', '.join(unresolved)} not resolved in the lock file",
+                               where=lock_path(self.path),
+                               fix="run `make kernels-update` (it pins every served ABI and flavour)")
+        if everything:
+            return rows
+        import retrofi_debversion
+        by_major = {}
+        for t in rows:
+            by_major.setdefault(t.major, []).append(t)
+        newest_major = max(by_major, key=retrofi_debversion.sort_key)
+        wanted = []
+        for major, group in by_major.items():
+            first = sorted((t for t in group if t.flavour == self.family(t.family).flavours[0]),
+                           key=lambda t: retrofi_debversion.sort_key(t.version))
+            wanted += [first[0], first[-1]] if first else []
+            newest = max(group, key=lambda t: retrofi_debversion.sort_key(t.version))
+            if major == newest_major or major in self.real_majors:
+                wanted += [t for t in group if t.abi == newest.abi and t.family == newest.family]
+        return [t for t in rows if t in wanted]
+
+    def family(self, name):
+        for f in self.families:
+            if f.name == name:
+                return f
+        raise RetrofiError(f"unknown family '{name}'", where=self.path)
 
     def real_target(self, target):
         """The target whose kernel a target runs on (itself or a shape's base):
@@ -191,7 +288,8 @@ class Matrix:
 
     def suites(self):
         seen = []
-        for suites in [self.source.suites] + [t.suites for t in self.targets]:
+        for suites in [self.source.suites] + [t.suites for t in self.targets] + \
+                [f.suites for f in self.families]:
             for s in suites:
                 if s not in seen:
                     seen.append(s)
@@ -283,6 +381,37 @@ def _suites(m, what):
     return tuple(v)
 
 
+def _target_name(m, what):
+    name = _str(m, "name", what, NAME_RE)
+    if name in SELECTIONS:
+        raise _SchemaError(f"a target cannot be named '{name}'", _line(m, "name"),
+                           f"rename it: TARGETS={SHAPES} selects every shape target, "
+                           f"TARGETS={DEFAULT} the default ones, TARGETS={SWEEP} and "
+                           f"{SWEEP_ALL} the families' rows")
+    return name
+
+
+def _parse_family(m, what):
+    _check_keys(m, {"name", "kind", "suites", "abi", "flavours", "headers", "cc", "note"},
+                ["name", "kind", "suites", "abi", "flavours"], what)
+    name = _target_name(m, what)
+    what = f"family '{name}'"
+    flavours = m["flavours"]
+    if not isinstance(flavours, list) or not flavours or \
+            not all(isinstance(f, str) and PKG_GLOB_RE.match(f) and "*" not in f for f in flavours) \
+            or len(set(flavours)) != len(flavours):
+        raise _SchemaError(f"{what}.flavours must be a non-empty list of distinct Debian flavours",
+                           _line(m, "flavours"), "e.g. flavours: [amd64, rt-amd64, cloud-amd64]")
+    headers = _str(m, "headers", what, default=DEFAULT_HEADERS)
+    if "{abi}" not in headers or "{flavour}" not in headers:
+        raise _SchemaError(f"{what}.headers must contain {{abi}} and {{flavour}}",
+                           _line(m, "headers"), f'e.g. headers: "{DEFAULT_HEADERS}"')
+    return Family(name=name, suites=_suites(m, what), abi=_str(m, "abi", what, FAMILY_ABI_RE),
+                  flavours=tuple(flavours), headers=headers,
+                  cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""),
+                  note=_str(m, "note", what, default=""))
+
+
 def _parse_target(m, index):
     what = f"targets[{index}]"
     common = {"name", "kind", "default", "boot_timeout", "event_timeout", "kernel_args",
@@ -293,20 +422,19 @@ def _parse_target(m, index):
     if not isinstance(m, dict):
         raise _SchemaError(f"{what} must be a mapping", _line(m), "see the schema")
     kind = m.get("kind")
+    if kind == "family":
+        return _parse_family(m, what), _line(m)
     if kind not in ("real", "shape", "build"):
-        raise _SchemaError(f"{what}.kind must be 'real', 'shape' or 'build', got {kind!r}",
-                           _line(m, "kind"), "set kind: real (or shape, or build)")
+        raise _SchemaError(f"{what}.kind must be 'real', 'shape', 'build' or 'family', "
+                           f"got {kind!r}", _line(m, "kind"),
+                           "set kind: real (or shape, build, family)")
     if kind == "real":
         _check_keys(m, real_keys, ["name", "kind", "default", "suites", "abi"], what)
     elif kind == "build":
         _check_keys(m, build_keys, ["name", "kind", "default", "config"], what)
     else:
         _check_keys(m, shape_keys, ["name", "kind", "default", "base", "api_level"], what)
-    name = _str(m, "name", what, NAME_RE)
-    if name in (SHAPES, DEFAULT):
-        raise _SchemaError(f"a target cannot be named '{name}'", _line(m, "name"),
-                           f"rename it: TARGETS={SHAPES} selects every shape target, "
-                           f"TARGETS={DEFAULT} the default ones")
+    name = _target_name(m, what)
     what = f"target '{name}'"
     default = m["default"]
     if not isinstance(default, bool):
@@ -400,13 +528,16 @@ def parse(text, path="kernel-matrix.yaml"):
         if not isinstance(data["targets"], list) or not data["targets"]:
             raise _SchemaError("targets must be a non-empty list", _line(data, "targets"),
                                "add at least one target")
-        targets, lines = [], {}
+        targets, families, lines = [], [], {}
         for i, raw in enumerate(data["targets"]):
             t, line = _parse_target(raw, i)
             if t.name in lines:
                 raise _SchemaError(f"duplicate target name '{t.name}' (first at line {lines[t.name]})",
                                    line, "give every target a unique name")
             lines[t.name] = line
+            if isinstance(t, Family):
+                families.append(t)
+                continue
             if t.kind == "build":
                 t = _config_path(t, line, path)
             targets.append(t)
@@ -419,7 +550,54 @@ def parse(text, path="kernel-matrix.yaml"):
                                        lines[t.name], "set base: to the name of a real (or build) target")
     except _SchemaError as e:
         raise RetrofiError(e.what, where=f"{path}:{e.line}" if e.line else path, fix=e.fix)
-    return Matrix(path=path, source=source, targets=tuple(targets))
+    return Matrix(path=path, source=source, targets=tuple(targets), families=tuple(families))
+
+
+def lock_path(matrix_path):
+    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
+    return base + ".lock"
+
+
+def with_rows(matrix, entries):
+    """The matrix with its families' build-only rows, as the lock file's
+    entries pin them (an entry "target:<abi>-<flavour>" with "family")."""
+    if not matrix.families:
+        return matrix
+    names = {t.name for t in matrix.targets}
+    rows, majors = [], []
+    for key, e in sorted(entries.items()):
+        if key.startswith("target:") and not e.get("family") and key[7:] in names:
+            m = re.match(r"^(\d+\.\d+)", e.get("version", ""))
+            if m and m.group(1) not in majors:
+                majors.append(m.group(1))
+        if not key.startswith("target:") or not e.get("family"):
+            continue
+        fam = next((f for f in matrix.families if f.name == e["family"]), None)
+        if fam is None or e.get("flavour") not in fam.flavours:
+            continue          # a family since removed or changed: kernels-update drops it
+        t = fam.target(e["flavour"], e["abi"], e["version"])
+        if t.name != key[7:] or t.name in names:
+            raise RetrofiError(f"lock entry {key} does not name its row {t.name}, or clashes "
+                               f"with a target", where=lock_path(matrix.path),
+                               fix="run `make kernels-update`")
+        rows.append(t)
+    import retrofi_debversion
+    order = {f.name: i for i, f in enumerate(matrix.families)}
+    rows.sort(key=lambda t: (retrofi_debversion.sort_key(t.major), order[t.family],
+                             retrofi_debversion.sort_key(t.version),
+                             matrix.family(t.family).flavours.index(t.flavour)))
+    return dataclasses.replace(matrix, targets=matrix.targets + tuple(rows),
+                               real_majors=tuple(majors))
+
+
+def _lock_entries(path):
+    """The lock file's entries, or {} (retrofi_pins owns the file and its errors)."""
+    import json
+    try:
+        data = json.load(open(lock_path(path)))
+        return data["entries"] if isinstance(data.get("entries"), dict) else {}
+    except (OSError, ValueError, AttributeError, KeyError):
+        return {}
 
 
 def load(path):
@@ -431,4 +609,4 @@ def load(path):
                            fix="run from the retrofi checkout or pass --matrix FILE")
     except OSError as e:
         raise RetrofiError(f"cannot read matrix file: {e.strerror}", where=path)
-    return parse(text, path)
+    return with_rows(parse(text, path), _lock_entries(path))

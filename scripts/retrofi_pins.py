@@ -15,6 +15,7 @@ import re
 
 import retrofi_apt
 import retrofi_debversion
+import retrofi_matrix
 from retrofi_errors import RetrofiError
 
 LOCK_VERSION = 1
@@ -25,9 +26,7 @@ FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
 
 # ---------------------------------------------------------------- lock file
 
-def lock_path(matrix_path):
-    base = matrix_path[:-5] if matrix_path.endswith(".yaml") else matrix_path
-    return base + ".lock"
+lock_path = retrofi_matrix.lock_path      # kernel-matrix.yaml -> kernel-matrix.lock
 
 
 def spec_digest(item):
@@ -110,7 +109,40 @@ def _closure(apt, root):
     return out
 
 
+def resolve_family(apt, family):
+    """Every ABI and flavour of a family the suites serve: {key: entry}, one
+    build-only row each, its newest headers and their closure (no image)."""
+    apt.update()
+    rows = {}
+    for flavour in family.flavours:
+        glob_row = family.target(flavour)
+        prefix = glob_row.headers.split("{", 1)[0].format(flavour=flavour)
+        for name in apt.pkgnames(prefix):
+            abi = glob_row.abi_from_headers(name)
+            pkgs = apt.versions(name) if abi else []
+            if not pkgs:
+                continue
+            headers = newest(pkgs)
+            row = family.target(flavour, abi, headers.version)
+            rows[row.key] = {"spec": spec_digest(row), "family": family.name,
+                             "flavour": flavour, "abi": abi, "version": headers.version,
+                             "packages": sorted((p.pin() for p in _closure(apt, headers)),
+                                                key=lambda p: p["name"])}
+    if not rows:
+        raise RetrofiError(f"no {family.headers} for abi {family.abi} and flavours "
+                           f"{', '.join(family.flavours)} in suites {', '.join(family.suites)}",
+                           where=f"kernel-matrix.yaml: family '{family.name}'",
+                           fix="check abi:, flavours: and suites: against the archive")
+    return rows
+
+
 def resolve_target(apt, target):
+    if target.family:
+        # A build-only row: its family narrowed to its own ABI and flavour.
+        one = retrofi_matrix.Family(name=target.family, suites=target.suites, abi=target.abi,
+                                    flavours=(target.flavour,), headers=target.headers,
+                                    cc=target.cc)
+        return resolve_family(apt, one)[target.key]
     apt.update()
     prefix = target.headers.split("{", 1)[0].format(flavour=target.flavour)
     candidates = []

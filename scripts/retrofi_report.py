@@ -29,7 +29,8 @@ class TestRow:
 @dataclasses.dataclass
 class Row:
     target: str
-    kind: str              # "real" | "shape"
+    kind: str              # "real" | "shape" | "build" | "build-only" (a family's row:
+                           # built, never booted; ok when its build is)
     build: str             # "ok" | "fail" | "not run"
     boot: str              # "pass" | "fail" | "timeout" | "not run"
     seconds: float = 0.0
@@ -48,6 +49,8 @@ class Row:
 
     @property
     def ok(self):
+        if self.kind == "build-only":
+            return self.build == "ok"
         return self.build == "ok" and self.boot == "pass" and \
             not any(t.status == "fail" for t in self.tests)
 

@@ -11,6 +11,7 @@ guest printed (retrofi_boot.judge), never from QEMU's exit status.
 import concurrent.futures
 import os
 import re
+import subprocess
 import threading
 import time
 
@@ -22,6 +23,7 @@ import retrofi_generate
 import retrofi_initramfs
 import retrofi_kbuild
 import retrofi_kernels
+import retrofi_matrix
 import retrofi_report
 from retrofi_errors import RetrofiError
 
@@ -90,6 +92,16 @@ def _census(target, b, row):
         say(target.name, row.reason)
 
 
+def lacked_probes(tree):
+    """The probed APIs (compat/probes.list) a built tree's target lacks,
+    from the include/retrofi/probes.h compat/probe.sh wrote for it."""
+    try:
+        text = open(os.path.join(tree, "include", "retrofi", "probes.h")).read()
+    except OSError:
+        return ["(no probes.h)"]
+    return re.findall(r"^#define RETROFI_HAVE_(\w+) 0$", text, re.M)
+
+
 _PRINTK_RE = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)
 
 
@@ -113,6 +125,36 @@ def guest_config(target, mode, census):
     return {"etc/retrofi-mode": f"{mode}\n",
             "etc/retrofi-census": census.guest_lines(),
             "etc/retrofi-event-timeout": f"{target.event_timeout}\n"}
+
+
+BASE_CHECK = os.path.join(retrofi_generate.REPO, "drivers", "out-tree", "config", "base.sh")
+
+
+def refusal(kernel):
+    """Why kernel cannot host the stack at all ("" if it can), from its
+    .config alone (drivers/out-tree/config/base.sh, which the output tree's
+    make runs too): the same error as the build's, in well under a second."""
+    p = subprocess.run(["sh", BASE_CHECK, kernel.headers], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if p.returncode == 0:
+        return ""
+    return " ".join(l.strip() for l in p.stdout.splitlines() if l.strip())
+
+
+def refused_row(target, kernel, report_dir):
+    """The row of a target refused before any work, or None."""
+    started = time.monotonic()
+    why = refusal(kernel)
+    if not why:
+        return None
+    row = retrofi_report.Row(target.name, target.kind, "fail", "not run", reason=why)
+    row.seconds = time.monotonic() - started
+    os.makedirs(os.path.join(report_dir, target.name), exist_ok=True)
+    row.logs["build"] = os.path.join(report_dir, target.name, "build.log")
+    with open(row.logs["build"], "w") as f:
+        f.write(why + "\n")
+    say(target.name, f"refused in {row.seconds:.2f} s: {why}")
+    return row
 
 
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
@@ -146,6 +188,10 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             row.reason = b.reason
         else:
             _census(target, b, row)
+            if target.kind == retrofi_matrix.BUILD_ONLY:
+                lacks = lacked_probes(b.tree)
+                row.notes.append("probes: the target lacks " + (", ".join(lacks) or "none")
+                                 + f"; {len(row.shims)} shims in force")
     if b is not None and row.build == "ok" and boot:
         try:
             say(target.name, "initramfs")
@@ -191,24 +237,35 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     out_dir = out_dir or os.path.join(retrofi_generate.REPO, "out")
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
-    retrofi_kbuild.add_built(matrix, selected, kernels, cache=cache)
-    gen = retrofi_generate.generate(kernels.source, out_dir)
-    print(gen.summary(), flush=True)
+    rows = {}
+    # A kernel that cannot host the stack at all is refused before any work.
+    for t in selected:
+        if matrix.real_target(t).kind != "build":
+            row = refused_row(t, kernels.targets[matrix.real_target(t).name], report_dir)
+            if row:
+                rows[t.name] = row
+    todo = [t for t in selected if t.name not in rows]
+    # A build-only row (a family's) is never booted.
+    booted = [t for t in todo if t.kind != retrofi_matrix.BUILD_ONLY]
+    retrofi_kbuild.add_built(matrix, todo, kernels, cache=cache)
+    gen = retrofi_generate.generate(kernels.source, out_dir) if todo else None
+    if gen:
+        print(gen.summary(), flush=True)
     accel = None
-    if boot:
-        first = kernels.targets[matrix.real_target(selected[0]).name]
+    if boot and booted:
+        first = kernels.targets[matrix.real_target(booted[0]).name]
         accel = retrofi_accel.choose(first, cache=cache)
-    workers = max(1, min(len(selected), os.cpu_count() or 1))
+    workers = max(1, min(len(todo), os.cpu_count() or 1))
     # The builds share the cores through one make jobserver: a build that
     # runs alone (the last of a matrix, or while the others boot) gets them
     # all.
     jobs = retrofi_build.Jobserver(os.cpu_count() or 1)
-    rows = {}
     try:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
-                                gen.out_path, report_dir, boot, jobs, accel, mode): t
-                    for t in selected}
+                                gen.out_path, report_dir, boot and t in booted, jobs, accel,
+                                mode): t
+                    for t in todo}
             for fut in concurrent.futures.as_completed(futs):
                 t = futs[fut]
                 rows[t.name] = fut.result()

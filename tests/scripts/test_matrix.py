@@ -172,7 +172,7 @@ def test_unquoted_version_name_gets_a_hint():
 
 
 @pytest.mark.parametrize("edit,needle", [
-    (("kind: shape", "kind: virtual"), "must be 'real', 'shape' or 'build'"),
+    (("kind: shape", "kind: virtual"), "must be 'real', 'shape', 'build' or 'family'"),
     (('base: "6.1"', 'base: "6.2"'), "not a real target"),
     (('api_level: "2.6.26"', 'api_level: "two"'), "not a kernel version"),
     (("default: false\n    suites: [bullseye", "default: maybe\n    suites: [bullseye"), "true or false"),

@@ -26,15 +26,9 @@ sel=$tree/.retrofi-config
 hdr=$tree/include/retrofi/config.h
 mk=$tree/include/retrofi/config.mk
 
-# cfg80211 is the one option the base cannot lack: since 6.1 struct
-# net_device has ieee80211_ptr only when IS_ENABLED(CONFIG_CFG80211), and
-# without it no cfg80211 device can exist on that kernel.
-netdev=$srcdir/include/linux/netdevice.h
-if ! grep -Eq '^CONFIG_CFG80211=[ym]$' "$klib/.config" && [ -f "$netdev" ] &&
-	grep -B1 'struct wireless_dev[[:space:]]*\*ieee80211_ptr;' "$netdev" |
-	grep -q 'IS_ENABLED(CONFIG_CFG80211)'; then
-	die "$klib: the target kernel has no cfg80211 (CONFIG_CFG80211 is not set), and its struct net_device holds ieee80211_ptr only with it (include/linux/netdevice.h); fix: build the target with CONFIG_CFG80211=m (modprobe loads the backport's cfg80211 from updates/, never the target's)"
-fi
+# A base that cannot host the stack at all (config/base): refused here too,
+# for a Kbuild run that did not go through the Makefile's check-target.
+sh "$tree/config/base.sh" "$klib" "$srcdir" || exit 1
 
 key=$(printf '%s\n' "$(cd "$klib" && pwd -P)" | cat - "$options" "$sel" "$klib/.config" "$0" |
 	sha256sum | cut -c1-16)

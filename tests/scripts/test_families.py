@@ -1,0 +1,193 @@
+"""Families: every ABI and flavour the archive serves as build-only rows,
+resolved from the archive into the lock file, selected by TARGETS=sweep and
+TARGETS=sweep-all, never booted and reported as build-only."""
+
+import os
+import textwrap
+
+import pytest
+
+import retrofi_apt
+import retrofi_matrix
+import retrofi_pins
+import retrofi_report
+from conftest import REPO
+from retrofi_errors import RetrofiError
+
+MATRIX = textwrap.dedent("""\
+    version: 1
+    source:
+      package: linux-source-6.12
+      suites: [bookworm-security]
+    targets:
+      - name: "6.1"
+        kind: real
+        default: true
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"
+      - name: all-6.1
+        kind: family
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"
+        flavours: [amd64, rt-amd64, cloud-amd64]
+      - name: all-7
+        kind: family
+        suites: [trixie-backports]
+        abi: "*+deb13"
+        flavours: [amd64, rt-amd64, cloud-amd64]
+    """)
+
+
+class FakeApt:
+    """The archive as {package: [Package]}: what PrivateApt answers."""
+    suites = ("bookworm",)
+
+    def __init__(self, packages):
+        self.packages = packages
+
+    def update(self):
+        pass
+
+    def pkgnames(self, prefix):
+        return sorted(n for n in self.packages if n.startswith(prefix))
+
+    def versions(self, name):
+        return self.packages.get(name, [])
+
+
+def pkg(name, version, depends=""):
+    return retrofi_apt.Package(name=name, version=version, filename=f"pool/{name}_{version}.deb",
+                               size=1, sha256="0" * 64, depends=depends)
+
+
+def row_entry(family, abi, flavour, version):
+    m = retrofi_matrix.parse(MATRIX)
+    t = m.family(family).target(flavour, abi, version)
+    return t.key, {"spec": retrofi_pins.spec_digest(t), "family": family, "flavour": flavour,
+                   "abi": abi, "version": version, "packages": []}
+
+
+def lock_entries():
+    entries = dict([row_entry("all-6.1", f"6.1.0-{n}", f, f"6.1.{v}-1")
+                    for n, v in ((47, 170), (53, 180), (57, 192))
+                    for f in ("amd64", "rt-amd64", "cloud-amd64")]
+                   + [row_entry("all-7", abi, f, v)
+                      for abi, v in (("7.2.6+deb13", "7.2.6-1~bpo13+1"),
+                                     ("7.2.12+deb13", "7.2.12-1~bpo13+1"),
+                                     ("7.3.4+deb13", "7.3.4-1~bpo13+1"))
+                      for f in ("amd64", "rt-amd64", "cloud-amd64")])
+    entries["target:6.1"] = {"abi": "6.1.0-57", "version": "6.1.192-3", "packages": []}
+    return entries
+
+
+def matrix():
+    return retrofi_matrix.with_rows(retrofi_matrix.parse(MATRIX), lock_entries())
+
+
+def names(targets):
+    return [t.name for t in targets]
+
+
+def test_a_family_is_no_row_itself_and_its_pins_are_the_rows():
+    m = matrix()
+    assert "all-6.1" not in names(m.targets)
+    assert m.family("all-6.1").flavours == ("amd64", "rt-amd64", "cloud-amd64")
+    rows = [t for t in m.targets if t.kind == retrofi_matrix.BUILD_ONLY]
+    assert len(rows) == 18
+    row = m.target("6.1.0-47-rt-amd64")
+    assert (row.abi, row.flavour, row.family, row.major) == ("6.1.0-47", "rt-amd64", "all-6.1", "6.1")
+    assert row.headers_for(row.abi) == "linux-headers-6.1.0-47-rt-amd64"
+    assert not row.default and m.select() == [m.target("6.1")]
+
+
+def test_sweep_all_is_every_row_and_sweep_the_oldest_and_newest_of_each_major():
+    m = matrix()
+    assert len(m.select(["sweep-all"])) == 18
+    assert names(m.select(["sweep"])) == [
+        "6.1.0-47-amd64",                                           # oldest 6.1
+        "6.1.0-57-amd64", "6.1.0-57-rt-amd64", "6.1.0-57-cloud-amd64",  # newest, a real target's major
+        "7.2.6+deb13-amd64", "7.2.12+deb13-amd64",                  # oldest and newest 7.2
+        "7.3.4+deb13-amd64", "7.3.4+deb13-rt-amd64", "7.3.4+deb13-cloud-amd64",  # the newest major
+    ]
+
+
+def test_sweep_before_kernels_update_says_to_run_it():
+    m = retrofi_matrix.with_rows(retrofi_matrix.parse(MATRIX), {})
+    with pytest.raises(RetrofiError) as e:
+        m.select(["sweep"])
+    assert "all-6.1, all-7 not resolved" in e.value.what
+    assert "make kernels-update" in e.value.fix
+
+
+@pytest.mark.parametrize("old,new,needle", [
+    ("flavours: [amd64, rt-amd64, cloud-amd64]", "flavours: []",
+     "flavours must be a non-empty list"),
+    ("flavours: [amd64, rt-amd64, cloud-amd64]", "flavours: [amd64, amd64]",
+     "flavours must be a non-empty list of distinct"),
+    ('abi: "6.1.0-*"\n    flavours', 'abi: "6.1.0-*"\n    headers: "linux-headers-{abi}"\n    flavours',
+     "must contain {abi} and {flavour}"),
+    ('abi: "6.1.0-*"\n    flavours', 'abi: "6.1.0-*"\n    default: true\n    flavours',
+     "unknown key 'default'"),
+    ("name: all-7", "name: sweep", "cannot be named 'sweep'"),
+])
+def test_bad_families_are_refused(old, new, needle):
+    assert old in MATRIX
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.parse(MATRIX.replace(old, new, 1), "m.yaml")
+    assert needle in e.value.what, e.value.what
+    assert e.value.where.startswith("m.yaml:")
+
+
+def test_a_family_resolves_every_served_abi_and_flavour_headers_only():
+    apt = FakeApt({
+        "linux-headers-6.1.0-47-amd64": [pkg("linux-headers-6.1.0-47-amd64", "6.1.170-3",
+                                             "linux-headers-6.1.0-47-common (= 6.1.170-3)")],
+        "linux-headers-6.1.0-47-common": [pkg("linux-headers-6.1.0-47-common", "6.1.170-3")],
+        "linux-headers-6.1.0-57-amd64": [pkg("linux-headers-6.1.0-57-amd64", "6.1.192-3")],
+        "linux-headers-6.1.0-57-rt-amd64": [pkg("linux-headers-6.1.0-57-rt-amd64", "6.1.192-3")],
+        "linux-headers-6.1-amd64": [pkg("linux-headers-6.1-amd64", "6.1.192-3")],   # a meta package
+        "linux-image-6.1.0-57-amd64-unsigned": [pkg("linux-image-6.1.0-57-amd64-unsigned", "6.1.192-3")],
+    })
+    fam = retrofi_matrix.parse(MATRIX).family("all-6.1")
+    rows = retrofi_pins.resolve_family(apt, fam)
+    assert sorted(rows) == ["target:6.1.0-47-amd64", "target:6.1.0-57-amd64",
+                            "target:6.1.0-57-rt-amd64"]
+    e = rows["target:6.1.0-47-amd64"]
+    assert (e["abi"], e["flavour"], e["family"], e["version"]) == \
+        ("6.1.0-47", "amd64", "all-6.1", "6.1.170-3")
+    assert [p["name"] for p in e["packages"]] == ["linux-headers-6.1.0-47-amd64",
+                                                  "linux-headers-6.1.0-47-common"]
+    assert not any("image" in p["name"] for r in rows.values() for p in r["packages"])
+    # The lock's rows read back as the matrix's rows.
+    m = retrofi_matrix.with_rows(retrofi_matrix.parse(MATRIX), rows)
+    assert [t.name for t in m.targets if t.family] == ["6.1.0-47-amd64", "6.1.0-57-amd64",
+                                                       "6.1.0-57-rt-amd64"]
+
+
+def test_a_build_only_row_is_ok_by_its_build_and_never_reads_as_booted():
+    row = retrofi_report.Row("6.1.0-47-amd64", "build-only", "ok", "not run", seconds=212)
+    assert row.ok
+    assert not retrofi_report.Row("6.1.0-47-amd64", "build-only", "fail", "not run").ok
+    table = retrofi_report.table([row])
+    assert "6.1.0-47-amd64  build-only  ok     not run  -      -       -       -" in table
+    junit = retrofi_report.junit([row])
+    assert 'name="boot"><skipped message="not booted"' in junit
+
+
+def test_the_repository_matrix_pins_every_family():
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    for f in m.families:
+        assert any(t.family == f.name for t in m.targets), f.name
+    sweep = m.select(["sweep"])
+    assert all(t.kind == "build-only" for t in sweep)
+    assert len(sweep) < len(m.select(["sweep-all"]))
+
+
+def test_a_build_only_row_names_the_probed_apis_its_target_lacks(tmp_path):
+    import retrofi_run
+    (tmp_path / "include" / "retrofi").mkdir(parents=True)
+    (tmp_path / "include" / "retrofi" / "probes.h").write_text(
+        "#define RETROFI_HAVE_list_count_nodes 0\n#define RETROFI_HAVE_timer_shutdown 1\n"
+        "#define RETROFI_HAVE_kmemdup_array 0\n")
+    assert retrofi_run.lacked_probes(str(tmp_path)) == ["list_count_nodes", "kmemdup_array"]
+    assert retrofi_run.lacked_probes(str(tmp_path / "nowhere")) == ["(no probes.h)"]
