@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat selftest: the shims that the 7.x stack needs on older
+ * targets: what 6.1 to 7.0 introduced. Included by retrofi_selftest.c
+ * before its table; the table entries are in retrofi_selftest_7x_cases.h.
+ * Each case checks against values written here, not against the shim.
+ */
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <net/netlink.h>
+
+struct st_flex {
+	u32 n;
+	u64 v[];
+};
+
+/* Whether the @n bytes at @p are all zero. */
+static bool st_all_zero(const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+/*
+ * kmalloc_obj() and family (7.0): the size of the type, of the array, of
+ * the structure with its flexible array; zeroed by the kz/kvz forms;
+ * NULL when the size overflows.
+ */
+static const char *test_kmalloc_obj_family_sizes_zeroes_and_overflow(void)
+{
+	struct st_flex *f;
+	u64 *a, *big;
+	u32 *one;
+	/* Times 8 wraps to 8 bytes: only a saturating size makes it fail. */
+	size_t huge = SIZE_MAX / sizeof(u64) + 2;
+	const char *err = NULL;
+
+	OPTIMIZER_HIDE_VAR(huge);
+
+	one = kmalloc_obj(*one);
+	a = kzalloc_objs(*a, 5, GFP_KERNEL);
+	f = kzalloc_flex(*f, v, 3);
+	big = kmalloc_objs(u64, huge, GFP_KERNEL | __GFP_NOWARN);
+	if (!one || !a || !f)
+		err = "out of memory";
+	else if (ksize(one) < sizeof(u32) || ksize(a) < 5 * sizeof(u64) ||
+		 ksize(f) < sizeof(*f) + 3 * sizeof(u64))
+		err = "an allocation is smaller than its type";
+	else if (!st_all_zero(a, 5 * sizeof(u64)) ||
+		 !st_all_zero(f, sizeof(*f) + 3 * sizeof(u64)))
+		err = "a kzalloc_ form did not zero what it allocated";
+	else if (big)
+		err = "an overflowing count was allocated";
+	kfree(big);
+	kfree(f);
+	kfree(a);
+	kfree(one);
+	if (err)
+		return err;
+	a = kvzalloc_objs(u64, 4);
+	if (!a)
+		return "kvzalloc_objs: out of memory";
+	if (!st_all_zero(a, 4 * sizeof(u64)))
+		err = "kvzalloc_objs did not zero";
+	kvfree(a);
+	return err;
+}
+
+struct st_timer_owner {
+	int before;
+	struct timer_list timer;
+	int after;
+};
+
+static void st_timer_fn(struct timer_list *t)
+{
+}
+
+/* timer_container_of() (6.16): the owner of the timer. */
+static const char *test_timer_container_of_finds_the_owner(void)
+{
+	struct st_timer_owner o, *p;
+
+	p = timer_container_of(p, &o.timer, timer);
+	return p == &o ? NULL : "not the structure that holds the timer";
+}
+
+/* timer_delete() (6.2): 1 for a pending timer, then 0; no longer pending. */
+static const char *test_timer_delete_deactivates_a_pending_timer(void)
+{
+	static struct st_timer_owner o;
+
+	timer_setup(&o.timer, st_timer_fn, 0);
+	mod_timer(&o.timer, jiffies + 3600 * HZ);
+	if (timer_delete(&o.timer) != 1)
+		return "a pending timer: not 1";
+	if (timer_pending(&o.timer))
+		return "still pending";
+	if (timer_delete(&o.timer) != 0)
+		return "an inactive timer: not 0";
+	return NULL;
+}
+
+/* timer_delete_sync() (6.2): the same, waiting for the handler. */
+static const char *test_timer_delete_sync_deactivates_a_pending_timer(void)
+{
+	static struct st_timer_owner o;
+
+	timer_setup(&o.timer, st_timer_fn, 0);
+	mod_timer(&o.timer, jiffies + 3600 * HZ);
+	if (timer_delete_sync(&o.timer) != 1)
+		return "a pending timer: not 1";
+	if (timer_pending(&o.timer))
+		return "still pending";
+	if (timer_delete_sync(&o.timer) != 0)
+		return "an inactive timer: not 0";
+	return NULL;
+}
+
+/* guard(spinlock_bh): held with bottom halves off in the scope, not after. */
+static const char *test_spinlock_bh_guard_holds_the_lock_in_its_scope(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	bool held = false, bh_off = false;
+
+	/* guard() in a block: scoped_guard() needs gnu11, 5.10 builds gnu89. */
+	{
+		guard(spinlock_bh)(&lock);
+		held = spin_is_locked(&lock);
+		bh_off = softirq_count() != 0;
+	}
+	if (!held)
+		return "the lock was not held in the scope";
+	if (!bh_off)
+		return "bottom halves were not disabled in the scope";
+	if (spin_is_locked(&lock) || softirq_count())
+		return "the lock or bottom halves stayed taken after the scope";
+	return NULL;
+}
+
+struct st_hrtimer {
+	struct hrtimer timer;
+	atomic_t fired;
+};
+
+static enum hrtimer_restart st_hrtimer_fn(struct hrtimer *t)
+{
+	struct st_hrtimer *s = container_of(t, struct st_hrtimer, timer);
+
+	atomic_inc(&s->fired);
+	return HRTIMER_NORESTART;
+}
+
+/* hrtimer_setup() (6.13): the callback and clock it was given; it fires. */
+static const char *test_hrtimer_setup_sets_the_callback_and_clock(void)
+{
+	static struct st_hrtimer s;
+	const char *err = NULL;
+	int i;
+
+	atomic_set(&s.fired, 0);
+	hrtimer_setup(&s.timer, st_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	if (s.timer.function != st_hrtimer_fn)
+		return "the callback is not the one given";
+	if (s.timer.base->clockid != CLOCK_MONOTONIC)
+		return "the clock is not the one given";
+	hrtimer_start(&s.timer, us_to_ktime(100), HRTIMER_MODE_REL);
+	for (i = 0; i < 100 && !atomic_read(&s.fired); i++)
+		msleep(10);
+	if (atomic_read(&s.fired) != 1)
+		err = "the timer did not fire once within a second";
+	hrtimer_cancel(&s.timer);
+	return err;
+}
+
+/* secs_to_jiffies() (6.13): seconds times HZ, a constant expression. */
+static const char *test_secs_to_jiffies_is_seconds_times_hz(void)
+{
+	static const unsigned long two = secs_to_jiffies(2);
+	unsigned int s = 7;
+
+	if (two != 2 * HZ || secs_to_jiffies(s) != 7UL * HZ)
+		return "not seconds times HZ";
+	return NULL;
+}
+
+/* us_to_ktime(): microseconds in nanoseconds, past 32 bits too. */
+static const char *test_us_to_ktime_is_microseconds_in_nanoseconds(void)
+{
+	if (us_to_ktime(1234) != 1234000 ||
+	    us_to_ktime(5000000000ULL) != 5000000000000ULL)
+		return "not microseconds times 1000";
+	return NULL;
+}
+
+/* An attribute of type @type and value @v in @buf (NLA_HDRLEN + 4 bytes). */
+static struct nlattr *st_attr(void *buf, int type, u32 v, int len)
+{
+	struct nlattr *nla = buf;
+
+	memset(buf, 0, NLA_HDRLEN + 4);
+	nla->nla_type = type;
+	nla->nla_len = NLA_HDRLEN + len;
+	memcpy(nla_data(nla), &v, len);
+	return nla;
+}
+
+/* nla_get_u{8,16,32}_default() (6.13): the value, or the default for NULL. */
+static const char *test_nla_get_u8_default_value_or_default(void)
+{
+	u32 buf[2];
+	struct nlattr *nla = st_attr(buf, 1, 0xa5, 1);
+
+	if (nla_get_u8_default(nla, 7) != 0xa5 || nla_get_u8_default(NULL, 7) != 7)
+		return "not the value, or not the default for a missing attribute";
+	return NULL;
+}
+
+static const char *test_nla_get_u16_default_value_or_default(void)
+{
+	u32 buf[2];
+	struct nlattr *nla = st_attr(buf, 1, 0xbeef, 2);
+
+	if (nla_get_u16_default(nla, 7) != 0xbeef ||
+	    nla_get_u16_default(NULL, 0x1234) != 0x1234)
+		return "not the value, or not the default for a missing attribute";
+	return NULL;
+}
+
+static const char *test_nla_get_u32_default_value_or_default(void)
+{
+	u32 buf[2];
+	struct nlattr *nla = st_attr(buf, 1, 0xdeadbeef, 4);
+
+	if (nla_get_u32_default(nla, 7) != 0xdeadbeef ||
+	    nla_get_u32_default(NULL, 0x12345678) != 0x12345678)
+		return "not the value, or not the default for a missing attribute";
+	return NULL;
+}
+
+/* nlmsg_for_each_attr_type(): only the attributes of the type, in order. */
+static const char *test_nlmsg_for_each_attr_type_visits_one_type(void)
+{
+	struct sk_buff *skb = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	struct nlmsghdr *nlh;
+	struct nlattr *a;
+	u32 sum = 0;
+	int rem, n = 0;
+
+	if (!skb)
+		return "out of memory";
+	nlh = nlmsg_put(skb, 0, 0, 0x10, 4, 0);
+	if (!nlh || nla_put_u32(skb, 1, 10) || nla_put_u32(skb, 2, 20) ||
+	    nla_put_u32(skb, 1, 30)) {
+		kfree_skb(skb);
+		return "could not build the message";
+	}
+	nlmsg_end(skb, nlh);
+	nlmsg_for_each_attr_type(a, 1, nlh, 4, rem) {
+		n++;
+		sum = sum * 100 + nla_get_u32(a);
+	}
+	kfree_skb(skb);
+	return n == 2 && sum == 1030 ? NULL : "not the two attributes of type 1, in order";
+}
+
+/*
+ * NL_SET_ERR_MSG_FMT() (6.2): a message in the extack. The target's own
+ * formats it; the shim (no buffer in the structure) gives the format.
+ */
+static const char *test_nl_set_err_msg_fmt_sets_a_message(void)
+{
+	struct netlink_ext_ack extack = {};
+	int v = 5;
+
+	NL_SET_ERR_MSG_FMT(&extack, "value %d out of range", v);
+	if (!extack._msg)
+		return "no message";
+#if RETROFI_LINUX_LESS(6, 2, 0) && !RETROFI_HAVE_NL_SET_ERR_MSG_FMT
+	if (strcmp(extack._msg, "value %d out of range"))
+		return "the shim's message is not the format";
+#else
+	if (strcmp(extack._msg, "value 5 out of range"))
+		return "the message is not formatted";
+#endif
+	return NULL;
+}
+
+/* get_random_u8() (6.1): every bit is set by some draw and cleared by another. */
+static const char *test_get_random_u8_draws_every_bit(void)
+{
+	u8 or = 0, and = 0xff;
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		u8 v = get_random_u8();
+
+		or |= v;
+		and &= v;
+	}
+	return or == 0xff && and == 0 ? NULL : "some bit is stuck";
+}
+
+/* get_random_u32_inclusive() (6.2): within [floor, ceil], every value seen. */
+static const char *test_get_random_u32_inclusive_stays_in_range(void)
+{
+	bool seen[3] = {};
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		u32 v = get_random_u32_inclusive(5, 7);
+
+		if (v < 5 || v > 7)
+			return "a value out of [5, 7]";
+		seen[v - 5] = true;
+	}
+	if (!seen[0] || !seen[1] || !seen[2])
+		return "some value of [5, 7] never drawn in 600";
+	for (i = 0; i < 64; i++)
+		if (get_random_u32_inclusive(0xfffffff0, 0xffffffff) < 0xfffffff0)
+			return "a value below a high floor";
+	return NULL;
+}
+
+/* strscpy(dst, src) (6.8): the size of the array; truncates with -E2BIG. */
+static const char *test_strscpy_with_two_arguments_uses_the_array_size(void)
+{
+	char b[4];
+
+	if (strscpy(b, "abcdef") != -E2BIG || strcmp(b, "abc"))
+		return "not truncated to the array with -E2BIG";
+	if (strscpy(b, "xy") != 2 || strcmp(b, "xy"))
+		return "a short string not copied whole";
+	if (strscpy(b, "abcdef", 2) != -E2BIG || strcmp(b, "a"))
+		return "the three-argument form does not use its size";
+	return NULL;
+}
+
+struct st_work {
+	struct work_struct work;
+	int ran;
+};
+
+static void st_work_fn(struct work_struct *w)
+{
+	container_of(w, struct st_work, work)->ran++;
+}
+
+/* system_dfl_wq (6.17): an unbound workqueue that runs the work. */
+static const char *test_system_dfl_wq_runs_work(void)
+{
+	struct st_work w = { .ran = 0 };
+
+	INIT_WORK_ONSTACK(&w.work, st_work_fn);
+	if (!queue_work(system_dfl_wq, &w.work))
+		return "not queued";
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ran == 1 ? NULL : "the work did not run once";
+}
+
+/* DEFINE_RAW_FLEX() (6.10): zeroed, room for the count, on the stack. */
+static const char *test_define_raw_flex_is_zeroed_with_room_for_the_count(void)
+{
+	DEFINE_RAW_FLEX(struct st_flex, f, v, 3);
+
+	if (sizeof(f_u) < sizeof(struct st_flex) + 3 * sizeof(u64))
+		return "no room for 3 elements";
+	if (!st_all_zero(f, sizeof(struct st_flex) + 3 * sizeof(u64)))
+		return "not zeroed";
+	f->v[2] = 42;
+	return f->v[2] == 42 ? NULL : "the last element is not writable";
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat selftest: the table entries of retrofi_selftest_7x.h's
+ * cases, included inside retrofi_selftest.c's tests[] (where T, TA and TX
+ * are defined).
+ */
+	TA(kmalloc_obj_family_sizes_zeroes_and_overflow, kmalloc_obj, 7, 0, 0),
+	TA(timer_container_of_finds_the_owner, timer_container_of, 6, 16, 0),
+	TA(timer_delete_deactivates_a_pending_timer, timer_delete, 6, 2, 0),
+	TA(timer_delete_sync_deactivates_a_pending_timer, timer_delete_sync, 6, 2, 0),
+	T(spinlock_bh_guard_holds_the_lock_in_its_scope, guard),
+	TA(hrtimer_setup_sets_the_callback_and_clock, hrtimer_setup, 6, 13, 0),
+	TA(secs_to_jiffies_is_seconds_times_hz, secs_to_jiffies, 6, 13, 0),
+	TA(us_to_ktime_is_microseconds_in_nanoseconds, us_to_ktime, 6, 13, 0),
+	TA(nla_get_u8_default_value_or_default, nla_get_u8_default, 6, 13, 0),
+	TA(nla_get_u16_default_value_or_default, nla_get_u16_default, 6, 13, 0),
+	TA(nla_get_u32_default_value_or_default, nla_get_u32_default, 6, 13, 0),
+	TA(nlmsg_for_each_attr_type_visits_one_type, nlmsg_for_each_attr_type, 6, 12, 0),
+	T(nl_set_err_msg_fmt_sets_a_message, NL_SET_ERR_MSG_FMT),
+	TA(get_random_u8_draws_every_bit, get_random_u8, 6, 1, 0),
+	TA(get_random_u32_inclusive_stays_in_range, get_random_u32_inclusive, 6, 2, 0),
+	T(strscpy_with_two_arguments_uses_the_array_size, strscpy),
+	T(system_dfl_wq_runs_work, system_dfl_wq),
+	T(define_raw_flex_is_zeroed_with_room_for_the_count, DEFINE_RAW_FLEX),
