@@ -5,6 +5,7 @@
  * before its table; the table entries are in retrofi_selftest_7x_cases.h.
  * Each case checks against values written here, not against the shim.
  */
+#include <crypto/aes-cbc-macs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -385,4 +386,79 @@ static const char *test_define_raw_flex_is_zeroed_with_room_for_the_count(void)
 		return "not zeroed";
 	f->v[2] = 42;
 	return f->v[2] == 42 ? NULL : "the last element is not writable";
+}
+
+/*
+ * The AES-CMAC library (7.x): RFC 4493's four AES-128 examples (0, 16, 40
+ * and 64 bytes of its message), one call and in uneven pieces; a key of
+ * a length AES has not is refused.
+ */
+static const char *test_aes_cmac_matches_the_rfc_4493_examples(void)
+{
+	static const u8 k[16] = {
+		0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6,
+		0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c,
+	};
+	static const u8 m[64] = {
+		0x6b, 0xc1, 0xbe, 0xe2, 0x2e, 0x40, 0x9f, 0x96,
+		0xe9, 0x3d, 0x7e, 0x11, 0x73, 0x93, 0x17, 0x2a,
+		0xae, 0x2d, 0x8a, 0x57, 0x1e, 0x03, 0xac, 0x9c,
+		0x9e, 0xb7, 0x6f, 0xac, 0x45, 0xaf, 0x8e, 0x51,
+		0x30, 0xc8, 0x1c, 0x46, 0xa3, 0x5c, 0xe4, 0x11,
+		0xe5, 0xfb, 0xc1, 0x19, 0x1a, 0x0a, 0x52, 0xef,
+		0xf6, 0x9f, 0x24, 0x45, 0xdf, 0x4f, 0x9b, 0x17,
+		0xad, 0x2b, 0x41, 0x7b, 0xe6, 0x6c, 0x37, 0x10,
+	};
+	static const struct {
+		size_t len;
+		u8 mac[16];
+	} ex[] = {
+		{ 0, { 0xbb, 0x1d, 0x69, 0x29, 0xe9, 0x59, 0x37, 0x28,
+		       0x7f, 0xa3, 0x7d, 0x12, 0x9b, 0x75, 0x67, 0x46 } },
+		{ 16, { 0x07, 0x0a, 0x16, 0xb4, 0x6b, 0x4d, 0x41, 0x44,
+			0xf7, 0x9b, 0xdd, 0x9d, 0xd0, 0x4a, 0x28, 0x7c } },
+		{ 40, { 0xdf, 0xa6, 0x67, 0x47, 0xde, 0x9a, 0xe6, 0x30,
+			0x30, 0xca, 0x32, 0x61, 0x14, 0x97, 0xc8, 0x27 } },
+		{ 64, { 0x51, 0xf0, 0xbe, 0xbf, 0x7e, 0x3b, 0x9d, 0x92,
+			0xfc, 0x49, 0x74, 0x17, 0x79, 0x36, 0x3c, 0xfe } },
+	};
+	struct aes_cmac_key *key;
+	struct aes_cmac_ctx ctx;
+	const char *err = NULL;
+	u8 out[16];
+	size_t i, off, step;
+
+	key = kzalloc(sizeof(*key), GFP_KERNEL);
+	if (!key)
+		return "out of memory";
+	if (aes_cmac_preparekey(key, k, 20) != -EINVAL) {
+		err = "a 20-byte key was not refused with -EINVAL";
+		goto out;
+	}
+	if (aes_cmac_preparekey(key, k, sizeof(k))) {
+		err = "the RFC 4493 key was refused";
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(ex); i++) {
+		aes_cmac(key, m, ex[i].len, out);
+		if (memcmp(out, ex[i].mac, 16)) {
+			err = "a MAC in one call is not the RFC 4493 example's";
+			goto out;
+		}
+		/* In pieces of 1, 2, 3, ... bytes, with empty updates between. */
+		aes_cmac_init(&ctx, key);
+		for (off = 0, step = 1; off < ex[i].len; off += step, step++) {
+			aes_cmac_update(&ctx, m + off, min(step, ex[i].len - off));
+			aes_cmac_update(&ctx, m, 0);
+		}
+		aes_cmac_final(&ctx, out);
+		if (memcmp(out, ex[i].mac, 16)) {
+			err = "a MAC in pieces is not the RFC 4493 example's";
+			goto out;
+		}
+	}
+out:
+	aes_cmac_zeroize_key(key);
+	kfree(key);
+	return err;
 }

@@ -22,3 +22,4 @@
 	T(strscpy_with_two_arguments_uses_the_array_size, strscpy),
 	T(system_dfl_wq_runs_work, system_dfl_wq),
 	T(define_raw_flex_is_zeroed_with_room_for_the_count, DEFINE_RAW_FLEX),
+	T(aes_cmac_matches_the_rfc_4493_examples, aes_cmac_update),
