@@ -6,13 +6,19 @@
  * Each case checks against values written here, not against the shim.
  */
 #include <crypto/aes-cbc-macs.h>
+#include <kunit/static_stub.h>
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/device/faux.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/overflow.h>
+#include <linux/platform_device.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -20,6 +26,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 
 struct st_flex {
 	u32 n;
@@ -462,3 +469,151 @@ out:
 	kfree(key);
 	return err;
 }
+
+struct st_faux {
+	int probed, removed;
+};
+
+static struct st_faux st_faux_seen;
+
+static int st_faux_probe(struct faux_device *fdev)
+{
+	st_faux_seen.probed++;
+	faux_device_set_drvdata(fdev, &st_faux_seen);
+	return 0;
+}
+
+static int st_faux_probe_fails(struct faux_device *fdev)
+{
+	st_faux_seen.probed++;
+	return -ENODEV;
+}
+
+static void st_faux_remove(struct faux_device *fdev)
+{
+	st_faux_seen.removed++;
+}
+
+/*
+ * The faux device API (6.14): a device of the name given, probed once
+ * when made and removed when destroyed; a failed probe gives NULL.
+ */
+static const char *test_faux_device_is_made_probed_and_destroyed(void)
+{
+	static const struct faux_device_ops ops = {
+		.probe = st_faux_probe,
+		.remove = st_faux_remove,
+	};
+	static const struct faux_device_ops failing = {
+		.probe = st_faux_probe_fails,
+	};
+	struct faux_device *fdev;
+	const char *err = NULL;
+
+	memset(&st_faux_seen, 0, sizeof(st_faux_seen));
+	fdev = faux_device_create("retrofi_selftest_faux", NULL, &ops);
+	if (!fdev)
+		return "not created";
+	if (strcmp(dev_name(&fdev->dev), "retrofi_selftest_faux"))
+		err = "the device does not have the name given";
+	else if (st_faux_seen.probed != 1 ||
+		 faux_device_get_drvdata(fdev) != &st_faux_seen)
+		err = "not probed once, or the probe's driver data is gone";
+	faux_device_destroy(fdev);
+	if (!err && st_faux_seen.removed != 1)
+		err = "not removed once when destroyed";
+	if (err)
+		return err;
+	fdev = faux_device_create("retrofi_selftest_faux", NULL, &failing);
+	if (fdev) {
+		faux_device_destroy(fdev);
+		return "a device whose probe failed was made";
+	}
+	return st_faux_seen.probed == 2 ? NULL : "the failing probe did not run";
+}
+
+static int st_stubbed(int x)
+{
+	KUNIT_STATIC_STUB_REDIRECT(st_stubbed, x);
+	return x * 3;
+}
+
+/* KUNIT_STATIC_STUB_REDIRECT() (6.3): outside a KUnit test, the body runs. */
+static const char *test_kunit_static_stub_redirect_runs_the_body(void)
+{
+	return st_stubbed(5) == 15 ? NULL : "the function's body did not run";
+}
+
+/* sk_requests_wifi_status(): SOCK_WIFI_STATUS of a full socket; NULL is no. */
+static const char *test_sk_requests_wifi_status_follows_the_socket_flag(void)
+{
+	struct socket *sock;
+	const char *err = NULL;
+
+	if (sk_requests_wifi_status(NULL))
+		return "a frame without a socket requests a status";
+	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock))
+		return "no UDP socket";
+	if (sk_requests_wifi_status(sock->sk))
+		err = "requested before SO_WIFI_STATUS";
+	sock_set_flag(sock->sk, SOCK_WIFI_STATUS);
+	if (!err && !sk_requests_wifi_status(sock->sk))
+		err = "not requested with SOCK_WIFI_STATUS set";
+	sock_release(sock);
+	return err;
+}
+
+/* devm_kmemdup_array(): a device-managed copy; an overflowing size fails. */
+static const char *test_devm_kmemdup_array_copies_and_refuses_overflow(void)
+{
+	static const u32 src[3] = { 1, 2, 0xfeedf00d };
+	struct platform_device *pdev;
+	const char *err = NULL;
+	size_t huge = SIZE_MAX / 4 + 2;	/* times 4 wraps to 4 */
+	u32 *copy;
+
+	OPTIMIZER_HIDE_VAR(huge);
+	pdev = platform_device_register_simple("retrofi_selftest_devm", -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return "no platform device";
+	copy = devm_kmemdup_array(&pdev->dev, src, 3, sizeof(u32), GFP_KERNEL);
+	if (!copy || memcmp(copy, src, sizeof(src)))
+		err = "not a copy of the array";
+	else if (devm_kmemdup_array(&pdev->dev, src, huge, sizeof(u32),
+				    GFP_KERNEL | __GFP_NOWARN))
+		err = "an overflowing size was allocated";
+	platform_device_unregister(pdev);
+	return err;
+}
+
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
+/* debugfs_change_name() (6.14): the entry has the formatted name after. */
+static const char *test_debugfs_change_name_renames_in_place(void)
+{
+	struct dentry *dir, *found;
+	const char *err = NULL;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return SKIP("the target has no debugfs");
+	dir = debugfs_create_dir("retrofi_selftest_old", NULL);
+	if (IS_ERR_OR_NULL(dir))
+		return SKIP("debugfs refuses new entries here");
+	if (debugfs_change_name(dir, "retrofi_selftest_%d", 7)) {
+		err = "the rename failed";
+		goto out;
+	}
+	found = debugfs_lookup("retrofi_selftest_7", NULL);
+	if (found != dir)
+		err = "no entry of the new name, or not the same one";
+	dput(found);
+	found = debugfs_lookup("retrofi_selftest_old", NULL);
+	if (!err && found)
+		err = "the old name is still there";
+	dput(found);
+	if (!err && debugfs_change_name(NULL, "x"))
+		err = "renaming nothing is not success";
+out:
+	debugfs_remove(dir);
+	return err;
+}
+#endif

@@ -81,10 +81,11 @@ def probe_value(header, name):
     return int(re.search(rf"#define RETROFI_HAVE_{name} (\d)", header).group(1))
 
 
-# compat.ko's AES-CMAC library (<crypto/aes-cbc-macs.h>, 7.x), which the
-# selftest calls on every target without the header.
-AES_CMAC = ("backport_aes_cmac_preparekey", "backport_aes_cmac_update",
-            "backport_aes_cmac_final")
+# What compat.ko exports for APIs newer than 6.12 (the AES-CMAC library of
+# <crypto/aes-cbc-macs.h>, debugfs_change_name()), which the selftest calls
+# on 6.12 too.
+NEWER_THAN_6_12 = ("backport_aes_cmac_preparekey", "backport_aes_cmac_update",
+                   "backport_aes_cmac_final", "backport_debugfs_change_name")
 
 
 @pytest.mark.network
@@ -103,8 +104,8 @@ def test_identity_target_uses_its_own_apis(kernels, tmp_path):
         assert probe_value(probes, api) == 0, api
     names, undefined = shims_used(tree)
     assert "kmemdup_array" in undefined and "backport_kmemdup_array" not in undefined
-    # Only the AES-CMAC library: a header (7.x) that 6.12 does not have.
-    assert {u for u in undefined if u.startswith("backport_")} == set(AES_CMAC), undefined
+    # Only compat.ko's exports of APIs that 6.12 does not have.
+    assert {u for u in undefined if u.startswith("backport_")} == set(NEWER_THAN_6_12), undefined
     assert not any(n.startswith(b"backport_") for n in names)
 
 
@@ -128,7 +129,7 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
     assert b"backport_list_count_nodes" not in names
     # Exported by compat.ko (6.3's export, 6.9, 6.11); the rest are inline.
     exported = ("backport_x509_load_certificate_list", "backport_kmemdup_array",
-                "backport_virtio_find_vqs") + AES_CMAC
+                "backport_virtio_find_vqs") + NEWER_THAN_6_12
     for sym in exported:
         assert sym in undefined, sym
     assert b"backport_kfree_skb_reason" in names
@@ -153,7 +154,8 @@ SEED_HELPERS = (b"list_splice_tail", b"list_splice_tail_init", b"list_cut_positi
                 b"list_is_singular")
 # Additive shims that compat.ko defines out of line and exports only for a
 # target that needs them: the forced-level module must not reference them.
-EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_list")
+EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_list",
+                     "backport_debugfs_change_name")
 
 
 @pytest.mark.network
