@@ -14,9 +14,11 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
+#include <linux/once_lite.h>
 #include <linux/overflow.h>
 #include <linux/platform_device.h>
 #include <linux/random.h>
@@ -617,3 +619,38 @@ out:
 	return err;
 }
 #endif
+
+static void st_count(int *n)
+{
+	(*n)++;
+}
+
+/* DO_ONCE_LITE() (5.14): once per call site; _IF: only once the condition holds. */
+static const char *test_do_once_lite_calls_once_per_site(void)
+{
+	int once = 0, cond = 0, i;
+
+	for (i = 0; i < 3; i++)
+		DO_ONCE_LITE(st_count, &once);
+	for (i = 0; i < 3; i++)
+		if (DO_ONCE_LITE_IF(i >= 1, st_count, &cond) != (i >= 1))
+			return "DO_ONCE_LITE_IF() is not the condition";
+	if (once != 1)
+		return "DO_ONCE_LITE() did not call exactly once";
+	return cond == 1 ? NULL : "DO_ONCE_LITE_IF() did not call once, when the condition held";
+}
+
+/*
+ * lockdep_assert_in_softirq() (5.14): no warning in softirq context (with
+ * bottom halves disabled, as in_softirq() counts them). The kernel's
+ * TAINT_WARN says whether any WARN fired.
+ */
+static const char *test_lockdep_assert_in_softirq_is_quiet_in_softirq(void)
+{
+	if (test_taint(TAINT_WARN))
+		return SKIP("the kernel has warned already: a new warning would not show");
+	local_bh_disable();
+	lockdep_assert_in_softirq();
+	local_bh_enable();
+	return test_taint(TAINT_WARN) ? "it warned in softirq context" : NULL;
+}

@@ -28,3 +28,5 @@
 	TA(sk_requests_wifi_status_follows_the_socket_flag, sk_requests_wifi_status, 6, 13, 0),
 	TA(devm_kmemdup_array_copies_and_refuses_overflow, devm_kmemdup_array, 6, 15, 0),
 	TX(debugfs_change_name_renames_in_place, debugfs_change_name, 6, 14, 0),
+	T(do_once_lite_calls_once_per_site, DO_ONCE_LITE),
+	T(lockdep_assert_in_softirq_is_quiet_in_softirq, lockdep_assert_in_softirq),
