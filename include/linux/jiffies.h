@@ -7,6 +7,7 @@
 
 #include_next <linux/jiffies.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * time_is_before_jiffies(), time_is_after_jiffies(),
@@ -34,5 +35,18 @@ RETROFI_CENSUS(time_is_after_jiffies, "2.6.26", "additive",
 RETROFI_CENSUS(time_is_before_eq_jiffies, "2.6.26", "additive",
 	       "compat-2.6.26.h of hauke/backports (title not verified)");
 #endif /* < 2.6.26 */
+
+/*
+ * secs_to_jiffies() -- "jiffies: Define secs_to_jiffies()" (v6.13): a
+ * count of seconds in jiffies, a constant expression for a constant.
+ * 6.13's body. Probed: Debian's 6.1.192 has it from stable.
+ */
+#if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_secs_to_jiffies)
+#undef secs_to_jiffies
+#define secs_to_jiffies LINUX_BACKPORT(secs_to_jiffies)
+#define backport_secs_to_jiffies(_secs) ((unsigned long)((_secs) * HZ))
+RETROFI_CENSUS(secs_to_jiffies, "6.13", "probed",
+	       "jiffies: Define secs_to_jiffies() (v6.13)");
+#endif /* < 6.13 */
 
 #endif /* _RETROFI_LINUX_JIFFIES_H */

@@ -7,6 +7,7 @@
 
 #include_next <linux/lockdep.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * lockdep_is_held() without CONFIG_LOCKDEP -- "lockdep: Provide
@@ -24,5 +25,26 @@ extern int lockdep_is_held(const void *);
 RETROFI_CENSUS(lockdep_is_held, "5.11", "structural",
 	       "lockdep: Provide dummy forward declaration of *_is_held() helpers (v5.11)");
 #endif /* < 5.11 */
+
+/*
+ * lockdep_assert_in_softirq() -- "lockdep: Add lockdep_assert_in_softirq()"
+ * (v5.14, title and version not verified; 6.1 has it, Debian's 5.10.262
+ * not): with lockdep, warn once unless running in softirq context (and
+ * not in a hard IRQ or NMI); without lockdep, nothing. 6.1's bodies.
+ * Structural and probed: it exists where lockdep's internals do.
+ */
+#if RETROFI_LINUX_LESS(5, 14, 0) && !RETROFI_HAVE_lockdep_assert_in_softirq
+#ifdef CONFIG_PROVE_LOCKING
+#define lockdep_assert_in_softirq()					\
+do {									\
+	WARN_ON_ONCE(__lockdep_enabled &&				\
+		     (!in_softirq() || in_irq() || in_nmi()));		\
+} while (0)
+#else
+#define lockdep_assert_in_softirq() do { } while (0)
+#endif
+RETROFI_CENSUS(lockdep_assert_in_softirq, "5.14", "structural",
+	       "lockdep: Add lockdep_assert_in_softirq() (v5.14, title and version not verified)");
+#endif /* < 5.14 */
 
 #endif /* _RETROFI_LINUX_LOCKDEP_H */

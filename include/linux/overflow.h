@@ -8,6 +8,7 @@
 #include_next <linux/overflow.h>
 #include <linux/limits.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * array_size(), struct_size() -- "overflow.h: Add allocation size
@@ -79,5 +80,29 @@ RETROFI_CENSUS(struct_size, "4.18", "additive",
 RETROFI_CENSUS(flex_array_size, "5.9", "additive",
 	       "overflow.h: Add flex_array_size() helper (v5.9)");
 #endif /* < 5.9 */
+
+/*
+ * DEFINE_RAW_FLEX() -- "overflow: Change DEFINE_FLEX to take __counted_by
+ * member" (v6.10, title not verified; Debian's 6.1.192 has it from
+ * stable): an on-stack, zeroed instance of a structure with a trailing
+ * flexible array of a constant count, through a pointer. 6.10's layout
+ * (a union of the bytes and the structure), the size written out as
+ * struct_size_t() (6.5) computes it. Probed; a macro, so it keeps its
+ * name.
+ */
+#if RETROFI_API_NEED(6, 10, 0, RETROFI_HAVE_DEFINE_RAW_FLEX)
+#undef DEFINE_RAW_FLEX
+#define DEFINE_RAW_FLEX(type, name, member, count)			\
+	_Static_assert(__builtin_constant_p(count),			\
+		       "onstack flex array members require compile-time const count"); \
+	union {								\
+		u8 bytes[sizeof(type) +					\
+			 (count) * sizeof(((type *)NULL)->member[0])];	\
+		type obj;						\
+	} name##_u = { };						\
+	type *name = (type *)&name##_u
+RETROFI_CENSUS(DEFINE_RAW_FLEX, "6.10", "probed",
+	       "overflow: Change DEFINE_FLEX to take __counted_by member (v6.10, title not verified)");
+#endif /* < 6.10 */
 
 #endif /* _RETROFI_LINUX_OVERFLOW_H */

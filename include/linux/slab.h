@@ -9,6 +9,7 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * kmalloc_array() -- "slab: introduce kmalloc_array()" (Xi Wang, March
@@ -76,5 +77,94 @@ static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
 RETROFI_CENSUS(kfree_sensitive, "5.9", "additive",
 	       "mm, treewide: rename kzfree() to kfree_sensitive() (v5.9)");
 #endif /* < 5.9 */
+
+/*
+ * kmalloc_obj(), kzalloc_obj(), kmalloc_objs(), kzalloc_objs(),
+ * kmalloc_flex(), kzalloc_flex(), kvmalloc_obj(), kvzalloc_obj(),
+ * kvmalloc_objs(), kvzalloc_objs(), kvmalloc_flex(), kvzalloc_flex() --
+ * "slab: Introduce kmalloc_obj() and family" (v7.0, title not verified;
+ * Debian's 6.12.118 carries it from stable, so it is probed): allocate
+ * an object, an array or a structure with a flexible array by type,
+ * with the GFP flags optional (GFP_KERNEL). The sizes saturate at
+ * SIZE_MAX on overflow, so the allocation fails instead of coming out
+ * short. 7.3's bodies, without __set_flex_counter(): that sets the
+ * __counted_by() counter only with a compiler that has
+ * __builtin_counted_by_ref() (GCC 15), none of the targets' compilers,
+ * so the stack sets its counters itself. Probed; macros, redirected
+ * like the other macro shims so that a case can name the shim.
+ */
+#if RETROFI_API_NEED(7, 0, 0, RETROFI_HAVE_kmalloc_obj)
+#define __retrofi_default_gfp(a, b, ...) b
+#define retrofi_default_gfp(...) __retrofi_default_gfp(, ##__VA_ARGS__, GFP_KERNEL)
+
+static inline size_t retrofi_alloc_size_mul(size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b)
+		return SIZE_MAX;
+	return a * b;
+}
+
+static inline size_t retrofi_alloc_size_add(size_t a, size_t b)
+{
+	if (a > SIZE_MAX - b)
+		return SIZE_MAX;
+	return a + b;
+}
+
+#define __retrofi_alloc_objs(KMALLOC, GFP, TYPE, COUNT)			\
+({									\
+	const size_t __obj_size = retrofi_alloc_size_mul(sizeof(TYPE), COUNT); \
+	(TYPE *)KMALLOC(__obj_size, GFP);				\
+})
+
+#define __retrofi_alloc_flex(KMALLOC, GFP, TYPE, FAM, COUNT)		\
+({									\
+	const size_t __count = (COUNT);					\
+	const size_t __obj_size = retrofi_alloc_size_add(sizeof(TYPE),	\
+		retrofi_alloc_size_mul(__count,				\
+				       sizeof(((TYPE *)NULL)->FAM[0])));	\
+	(TYPE *)KMALLOC(__obj_size, GFP);				\
+})
+
+#undef kmalloc_obj
+#define kmalloc_obj LINUX_BACKPORT(kmalloc_obj)
+#define backport_kmalloc_obj(VAR_OR_TYPE, ...) \
+	__retrofi_alloc_objs(kmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(VAR_OR_TYPE), 1)
+#undef kmalloc_objs
+#define kmalloc_objs(VAR_OR_TYPE, COUNT, ...) \
+	__retrofi_alloc_objs(kmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(VAR_OR_TYPE), COUNT)
+#undef kmalloc_flex
+#define kmalloc_flex(VAR_OR_TYPE, FAM, COUNT, ...) \
+	__retrofi_alloc_flex(kmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(VAR_OR_TYPE), FAM, COUNT)
+#undef kzalloc_obj
+#define kzalloc_obj(P, ...) \
+	__retrofi_alloc_objs(kzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), 1)
+#undef kzalloc_objs
+#define kzalloc_objs(P, COUNT, ...) \
+	__retrofi_alloc_objs(kzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), COUNT)
+#undef kzalloc_flex
+#define kzalloc_flex(P, FAM, COUNT, ...) \
+	__retrofi_alloc_flex(kzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), FAM, COUNT)
+#undef kvmalloc_obj
+#define kvmalloc_obj(P, ...) \
+	__retrofi_alloc_objs(kvmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), 1)
+#undef kvmalloc_objs
+#define kvmalloc_objs(P, COUNT, ...) \
+	__retrofi_alloc_objs(kvmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), COUNT)
+#undef kvmalloc_flex
+#define kvmalloc_flex(P, FAM, COUNT, ...) \
+	__retrofi_alloc_flex(kvmalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), FAM, COUNT)
+#undef kvzalloc_obj
+#define kvzalloc_obj(P, ...) \
+	__retrofi_alloc_objs(kvzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), 1)
+#undef kvzalloc_objs
+#define kvzalloc_objs(P, COUNT, ...) \
+	__retrofi_alloc_objs(kvzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), COUNT)
+#undef kvzalloc_flex
+#define kvzalloc_flex(P, FAM, COUNT, ...) \
+	__retrofi_alloc_flex(kvzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), FAM, COUNT)
+RETROFI_CENSUS(kmalloc_obj, "7.0", "probed",
+	       "slab: Introduce kmalloc_obj() and family (v7.0, title not verified)");
+#endif /* < 7.0 */
 
 #endif /* _RETROFI_LINUX_SLAB_H */

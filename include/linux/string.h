@@ -62,4 +62,25 @@ RETROFI_CENSUS(memzero_explicit, "3.18", "additive",
 	       "random: add and use memzero_explicit() for clearing data (v3.18)");
 #endif /* < 3.18 */
 
+/*
+ * strscpy(dst, src) -- "string: Allow 2-argument strscpy()" (v6.8): with
+ * two arguments, the size is that of the destination array (which must
+ * be an array). The shim picks the target's three-argument strscpy() by
+ * the number of arguments; with three it is the target's own call.
+ * Structural, probed (Debian's 6.12.118 has it, its 6.1.192 not): a macro
+ * over the target's three-argument function, which 6.8 made a macro over
+ * sized_strscpy(), so it cannot stand in for 6.8's on a newer base.
+ */
+#if RETROFI_LINUX_LESS(6, 8, 0) && !RETROFI_HAVE_strscpy_2arg
+#define __retrofi_strscpy_pick(a, b, c, d, ...) d
+#define __retrofi_strscpy2(dst, src)					\
+	strscpy(dst, src, sizeof(dst) + __must_be_array(dst))
+#define __retrofi_strscpy3(dst, src, size) strscpy(dst, src, size)
+#define strscpy(dst, src, ...)						\
+	__retrofi_strscpy_pick(dst, src, ##__VA_ARGS__, __retrofi_strscpy3, \
+			       __retrofi_strscpy2, 0)(dst, src, ##__VA_ARGS__)
+RETROFI_CENSUS(strscpy_2arg, "6.8", "structural",
+	       "string: Allow 2-argument strscpy() (v6.8)");
+#endif /* < 6.8 */
+
 #endif /* _RETROFI_LINUX_STRING_H */

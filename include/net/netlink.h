@@ -7,6 +7,7 @@
 
 #include_next <net/netlink.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * NLA_POLICY_FULL_RANGE(), NLA_POLICY_FULL_RANGE_SIGNED() -- "netlink:
@@ -119,5 +120,55 @@ LINUX_BACKPORT(nla_nest_start_noflag)(struct sk_buff *skb, int attrtype)
 RETROFI_CENSUS(nla_nest_start_noflag, "5.2", "additive",
 	       "netlink: make nla_nest_start() add NLA_F_NESTED flag (v5.2)");
 #endif /* < 5.2 */
+
+/*
+ * nla_get_u8_default(), nla_get_u16_default(), nla_get_u32_default() --
+ * "netlink: add nla_get_*_default() accessors" (v6.13, title not
+ * verified): an attribute's value, or the default when the attribute is
+ * absent (NULL). 6.13's bodies. Probed: stable kernels may carry them.
+ */
+#if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_nla_get_u32_default)
+static inline u8 LINUX_BACKPORT(nla_get_u8_default)(const struct nlattr *nla,
+						    u8 defvalue)
+{
+	return nla ? nla_get_u8(nla) : defvalue;
+}
+#define nla_get_u8_default LINUX_BACKPORT(nla_get_u8_default)
+RETROFI_CENSUS(nla_get_u8_default, "6.13", "probed",
+	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+
+static inline u16 LINUX_BACKPORT(nla_get_u16_default)(const struct nlattr *nla,
+						      u16 defvalue)
+{
+	return nla ? nla_get_u16(nla) : defvalue;
+}
+#define nla_get_u16_default LINUX_BACKPORT(nla_get_u16_default)
+RETROFI_CENSUS(nla_get_u16_default, "6.13", "probed",
+	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+
+static inline u32 LINUX_BACKPORT(nla_get_u32_default)(const struct nlattr *nla,
+						      u32 defvalue)
+{
+	return nla ? nla_get_u32(nla) : defvalue;
+}
+#define nla_get_u32_default LINUX_BACKPORT(nla_get_u32_default)
+RETROFI_CENSUS(nla_get_u32_default, "6.13", "probed",
+	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+#endif /* < 6.13 */
+
+/*
+ * nlmsg_for_each_attr_type() -- the attributes of one type in a netlink
+ * message (6.12 has it, 6.1 has not; the commit and the version between
+ * are not verified here, 6.12 is the guard). Upstream's body. Probed.
+ */
+#if RETROFI_API_NEED(6, 12, 0, RETROFI_HAVE_nlmsg_for_each_attr_type)
+#undef nlmsg_for_each_attr_type
+#define nlmsg_for_each_attr_type LINUX_BACKPORT(nlmsg_for_each_attr_type)
+#define backport_nlmsg_for_each_attr_type(pos, type, nlh, hdrlen, rem)	\
+	nlmsg_for_each_attr(pos, nlh, hdrlen, rem)			\
+		if (nla_type(pos) == type)
+RETROFI_CENSUS(nlmsg_for_each_attr_type, "6.12", "probed",
+	       "nlmsg_for_each_attr_type() (commit and version not verified)");
+#endif /* < 6.12 */
 
 #endif /* _RETROFI_NET_NETLINK_H */

@@ -1191,6 +1191,8 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 #include "retrofi_selftest_shapes.h"
 /* The shims a 5.x target needs (their table entries: *_cases.h). */
 #include "retrofi_selftest_5x.h"
+/* The shims the 7.x stack needs on older targets (entries: *_cases.h). */
+#include "retrofi_selftest_7x.h"
 
 struct selftest {
 	const char *name;
@@ -1248,6 +1250,7 @@ static const struct selftest tests[] = {
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
 #include "retrofi_selftest_shapes_cases.h"
 #include "retrofi_selftest_5x_cases.h"
+#include "retrofi_selftest_7x_cases.h"
 };
 
 #define V_MAJOR(v) (((v) >> 16) & 0xff)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <kunit/static_stub.h>
+ *
+ * "kunit: Add "static stub" support" (v6.3, title not verified) added
+ * this header: KUNIT_STATIC_STUB_REDIRECT() at the top of a function lets
+ * a KUnit test replace the function. mac80211's mlme.c uses it.
+ */
+#ifndef _RETROFI_KUNIT_STATIC_STUB_H
+#define _RETROFI_KUNIT_STATIC_STUB_H
+
+#include <retrofi/backport.h>
+
+#if !RETROFI_LINUX_LESS(6, 3, 0)
+#include_next <kunit/static_stub.h>
+#endif
+
+/*
+ * KUNIT_STATIC_STUB_REDIRECT() -- as upstream's without CONFIG_KUNIT: it
+ * does nothing, so the function runs its own body. The output tree
+ * builds no KUnit test, and a target older than 6.3 has no static stubs
+ * to redirect to. Structural (a new header).
+ */
+#if RETROFI_LINUX_LESS(6, 3, 0)
+#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) do {} while (0)
+RETROFI_CENSUS(KUNIT_STATIC_STUB_REDIRECT, "6.3", "structural",
+	       "kunit: Add static stub support (v6.3, title not verified)");
+#endif /* < 6.3 */
+
+#endif /* _RETROFI_KUNIT_STATIC_STUB_H */

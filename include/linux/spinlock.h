@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/spinlock.h>
+ */
+#ifndef _RETROFI_LINUX_SPINLOCK_H
+#define _RETROFI_LINUX_SPINLOCK_H
+
+#include_next <linux/spinlock.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * guard(spinlock_bh), scoped_guard(spinlock_bh, ...) -- the spinlock_bh
+ * lock guard of <linux/cleanup.h>'s scope-based locking: 6.12 has it
+ * beside spinlock and spinlock_irqsave, 6.1 and 5.10 (which carry
+ * cleanup.h from stable) have only those two (the commit that added it
+ * is not verified here; 6.12 is the guard). spin_lock_bh() on entry,
+ * spin_unlock_bh() on leaving the scope, as in 6.12. Structural: a lock
+ * class cannot be renamed for an API shape (guard() pastes its name), so
+ * it is defined only where the target's headers lack it (probed); it
+ * needs the target's DEFINE_LOCK_GUARD_1().
+ */
+#if RETROFI_LINUX_LESS(6, 12, 0) && !RETROFI_HAVE_spinlock_bh_guard
+DEFINE_LOCK_GUARD_1(spinlock_bh, spinlock_t,
+		    spin_lock_bh(_T->lock),
+		    spin_unlock_bh(_T->lock))
+RETROFI_CENSUS(spinlock_bh_guard, "6.12", "structural",
+	       "the spinlock_bh lock guard of cleanup.h (commit and version not verified)");
+#endif /* < 6.12 */
+
+#endif /* _RETROFI_LINUX_SPINLOCK_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/workqueue.h>
+ */
+#ifndef _RETROFI_LINUX_WORKQUEUE_H
+#define _RETROFI_LINUX_WORKQUEUE_H
+
+#include_next <linux/workqueue.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * system_dfl_wq -- "workqueue: Add system_percpu_wq and system_dfl_wq"
+ * (v6.17): the unbound system workqueue under its new name (the
+ * workqueue API is moving to unbound by default). The shim is
+ * system_unbound_wq, what it names. Probed: Debian's 6.12.118 has it
+ * from stable.
+ */
+#if RETROFI_API_NEED(6, 17, 0, RETROFI_HAVE_system_dfl_wq)
+#undef system_dfl_wq
+#define system_dfl_wq LINUX_BACKPORT(system_dfl_wq)
+#define backport_system_dfl_wq system_unbound_wq
+RETROFI_CENSUS(system_dfl_wq, "6.17", "probed",
+	       "workqueue: Add system_percpu_wq and system_dfl_wq (v6.17)");
+#endif /* < 6.17 */
+
+#endif /* _RETROFI_LINUX_WORKQUEUE_H */
