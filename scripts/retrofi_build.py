@@ -314,10 +314,19 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if os.path.isdir(os.path.join(tree, "defconfigs")) else []
         raise RetrofiError(f"unknown defconfig '{defconfig}'", where=tree,
                            fix="use one of: " + (", ".join(known) or "(the tree has none)"))
+    if kernel.cc and not shutil.which(kernel.cc):
+        # Before any work: the kernel's own build flags are the compiler's.
+        raise RetrofiError(f"target {kernel.name} needs the compiler {kernel.cc}, which this "
+                           f"machine lacks (its kernel was built with it; an older compiler "
+                           f"refuses the flags in its headers' Makefile)",
+                           where=kernel.headers,
+                           fix=f"install {kernel.cc} (a Debian release that carries it), "
+                               f"or leave this row out of TARGETS")
     parent = os.path.join(cache, "build")
-    # One build is kept per target and settings: building the 2.6.21 shape
-    # of 6.1 does not remove the build of 6.1 itself.
-    variant = kernel.name + (f"-api{api_level}" if api_level else "") + \
+    # One build is kept per target, source and settings: building the
+    # 2.6.21 shape of 6.1 does not remove the build of 6.1 itself, nor a
+    # build of the newest source the LTS source's.
+    variant = kernel.name + _source_suffix(tree) + (f"-api{api_level}" if api_level else "") + \
         (f"-{defconfig}" if defconfig != "wifi" else "")
     with _disk_errors(parent, kernel.name):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
@@ -353,6 +362,16 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if fd is not None:
                 os.close(fd)
     return result
+
+
+def _source_suffix(tree):
+    """"-src7.3": the source package's series, from the tree's versions file."""
+    try:
+        with open(os.path.join(tree, "versions"), encoding="utf-8") as f:
+            m = re.search(r"^source-package: linux-source-(\S+)$", f.read(), re.M)
+    except OSError:
+        return ""
+    return f"-src{m.group(1)}" if m else ""
 
 
 def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):

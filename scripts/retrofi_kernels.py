@@ -67,6 +67,11 @@ class KernelTree:
 class Kernels:
     source: SourceTree
     targets: dict      # name -> KernelTree
+    sources: dict = dataclasses.field(default_factory=dict)  # source key -> SourceTree
+
+    def source_for(self, matrix, target):
+        """The source tree of the output tree a target builds."""
+        return self.sources.get(matrix.source_of(target).key, self.source)
 
 
 def log(msg):
@@ -375,6 +380,16 @@ def _items(matrix, names):
     return targets
 
 
+def _source_items(matrix, names):
+    """The selected source and those the selected targets name."""
+    out = [matrix.source]
+    for t in matrix.select(names):
+        s = matrix.source_of(t)
+        if s not in out:
+            out.append(s)
+    return out
+
+
 def update(matrix, names=None, cache=None):
     """Re-resolve the pins of the source and the named (default: all) targets."""
     cache = cache or cache_dir()
@@ -391,8 +406,9 @@ def update(matrix, names=None, cache=None):
                 apts[suites] = retrofi_apt.PrivateApt(cache, suites)
             return apts[suites]
 
-        log(f"resolving {matrix.source.package}")
-        new["source"] = retrofi_pins.resolve_source(apt_for(matrix.source.suites), matrix.source)
+        for src in matrix.all_sources():
+            log(f"resolving source {src.name or src.package} ({src.package})")
+            new[src.key] = retrofi_pins.resolve_source(apt_for(src.suites), src)
         for t in _items(matrix, names):
             log(f"resolving target {t.name}")
             new[t.key] = retrofi_pins.resolve_target(apt_for(t.suites), t)
@@ -421,7 +437,8 @@ def fetch(matrix, names=None, cache=None, with_source=True):
     started = time.monotonic()
     with cache_lock(cache), disk_errors(cache):
         entries = retrofi_pins.load_lock(lpath)
-        items = ([matrix.source] if with_source else []) + _items(matrix, names)
+        srcs = _source_items(matrix, names) if with_source else []
+        items = srcs + _items(matrix, names)
         apts = {}
 
         def apt_for(suites):
@@ -436,7 +453,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
             if entry is None or entry.get("spec") != retrofi_pins.spec_digest(item):
                 why = "not pinned yet" if entry is None else "its matrix entry changed"
                 log(f"resolving {item.key} ({why})")
-                resolver = (retrofi_pins.resolve_source if item.key == "source"
+                resolver = (retrofi_pins.resolve_source if item.key.startswith("source")
                             else retrofi_pins.resolve_target)
                 entries[item.key] = resolver(apt_for(item.suites), item)
                 changed = True
@@ -447,20 +464,22 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         work = 0
         downloads = len(DOWNLOADS)
         source = None
+        sources = {}
         # Every pinned .deb is present and complete (a cheap size and stamp
         # check; hashed when unknown): one that is missing, truncated or
         # corrupt is fetched again even when its tree is unpacked, so that
         # `kernels --verify` finds nothing wrong after a `kernels` run.
-        if with_source:
-            entry = entries["source"]
+        for src in srcs:
+            entry = entries[src.key]
             directory = os.path.join(cache, "source", f"{entry['packages'][0]['name']}_"
                                                       f"{entry['packages'][0]['version']}")
-            suites = matrix.source.suites
-            deb = ensure_deb(cache, lambda: apt_for(suites), entry["packages"][0])
+            deb = ensure_deb(cache, lambda s=src.suites: apt_for(s), entry["packages"][0])
             if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
-                unpack_source(cache, matrix.source, entry, deb)
+                unpack_source(cache, src, entry, deb)
                 work += 1
-            source = _source_record(directory)
+            sources[src.key] = _source_record(directory)
+        if with_source:
+            source = sources[matrix.source.key]
         targets = {}
         for t in _items(matrix, names):
             entry = entries[t.key]
@@ -478,7 +497,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         else:
             log(f"{work} of {len(items)} kernels unpacked, {fetched} package(s) downloaded "
                 f"({elapsed:.0f} s)")
-    return Kernels(source=source, targets=targets)
+    return Kernels(source=source, targets=targets, sources=sources)
 
 
 def verify(matrix, names=None, cache=None):
@@ -486,7 +505,7 @@ def verify(matrix, names=None, cache=None):
     cache = cache or cache_dir()
     entries = retrofi_pins.load_lock(retrofi_pins.lock_path(matrix.path))
     bad = []
-    for item in [matrix.source] + _items(matrix, names):
+    for item in _source_items(matrix, names) + _items(matrix, names):
         entry = entries.get(item.key)
         if not entry:
             bad.append(f"{item.key}: not pinned")

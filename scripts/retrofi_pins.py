@@ -8,6 +8,7 @@ Out: a lock entry: the item's spec digest and the pinned packages (name,
      version, filename, size, sha256).
 """
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ def lock_path(matrix_path):
 
 
 def spec_digest(item):
-    if item.key == "source":
+    if item.key.startswith("source"):
         spec = {"package": item.package, "suites": list(item.suites)}
     else:
         spec = {"suites": list(item.suites), "abi": item.abi, "flavour": item.flavour,
@@ -74,12 +75,26 @@ def newest(pkgs):
     return max(pkgs, key=lambda p: retrofi_debversion.sort_key(p.version))
 
 
+def _series_key(package):
+    m = re.match(r"^linux-source-(\d+)\.(\d+)$", package)
+    return (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+
+
 def resolve_source(apt, source):
+    """The newest version of the source's package; for a pattern
+    (linux-source-*), of the newest linux-source-X.Y the suites serve."""
     apt.update()
-    pkgs = apt.versions(source.package)
+    if "*" in source.package:
+        names = [n for n in apt.pkgnames("linux-source-")
+                 if fnmatch.fnmatchcase(n, source.package) and _series_key(n) != (-1, -1)]
+        pkgs = []
+        if names:
+            pkgs = apt.versions(max(names, key=_series_key))
+    else:
+        pkgs = apt.versions(source.package)
     if not pkgs:
         raise RetrofiError(f"package {source.package} not found in suites {', '.join(source.suites)}",
-                           where="kernel-matrix.yaml: source",
+                           where=f"kernel-matrix.yaml: {source.key}",
                            fix="check the package name and suites (apt-cache policy "
                                f"{source.package} on a machine with those suites)")
     p = newest(pkgs)

@@ -186,8 +186,14 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
     retrofi_kbuild.add_built(matrix, selected, kernels, cache=cache)
-    gen = retrofi_generate.generate(kernels.source, out_dir)
-    print(gen.summary(), flush=True)
+    # One output tree per source the selection builds (a row's source:).
+    trees = {}
+    for t in selected:
+        src = matrix.source_of(t)
+        if src.key not in trees:
+            gen = retrofi_generate.generate(kernels.sources.get(src.key, kernels.source), out_dir)
+            print(gen.summary(), flush=True)
+            trees[src.key] = gen.out_path
     accel = None
     if boot:
         first = kernels.targets[matrix.real_target(selected[0]).name]
@@ -201,7 +207,8 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     try:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
-                                gen.out_path, report_dir, boot, jobs, accel, mode): t
+                                trees[matrix.source_of(t).key], report_dir, boot, jobs,
+                                accel, mode): t
                     for t in selected}
             for fut in concurrent.futures.as_completed(futs):
                 t = futs[fut]
