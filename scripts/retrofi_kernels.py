@@ -240,6 +240,21 @@ def _stamp_ok(directory, digest):
         return False
 
 
+def _source_ok(directory, entry):
+    """Whether an unpacked source tree is the pinned package: the entry's
+    digest, or the same package name and version (the archive never
+    publishes two contents under one name and version), so that two matrix
+    entries pinning one package (a pattern and a name) share the tree."""
+    if _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
+        return True
+    pin = entry["packages"][0]
+    try:
+        stamp = json.load(open(os.path.join(directory, "stamp.json")))
+        return (stamp["package"], stamp["version"]) == (pin["name"], pin["version"])
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def _publish(tmp, final, digest, extra):
     with open(os.path.join(tmp, "stamp.json"), "w") as f:
         json.dump(dict(extra, entry=digest), f, indent=2, sort_keys=True)
@@ -262,12 +277,16 @@ def fix_headers(root):
 
     Debian's -<flavour> headers Makefile includes its -common tree by the
     absolute /usr/src path it would have when installed; point it at the
-    sibling directory instead.
+    sibling directory instead.  From 7.x it also sets KBUILD_OUTPUT to its
+    own installed path: point that at where it lies.
     """
     for mk in glob.glob(os.path.join(root, "usr/src/linux-headers-*/Makefile")):
         text = open(mk).read()
         fixed = re.sub(r"^include /usr/src/(linux-headers-[^/\s]+)/Makefile$",
                        r"include $(dir $(lastword $(MAKEFILE_LIST)))../\1/Makefile", text, flags=re.M)
+        fixed = re.sub(r"^KBUILD_OUTPUT\s*:?=\s*/usr/src/linux-headers-[^/\s]+/?$",
+                       "KBUILD_OUTPUT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))",
+                       fixed, flags=re.M)
         if fixed != text:
             with open(mk, "w") as f:
                 f.write(fixed)
@@ -304,7 +323,7 @@ def unpack_source(cache, source, entry, deb):
     os.makedirs(parent, exist_ok=True)
     final = os.path.join(parent, f"{pin['name']}_{pin['version']}")
     digest = retrofi_pins.entry_digest(entry)
-    if _stamp_ok(final, digest):
+    if _source_ok(final, entry):
         return final
     _clean_stale(parent)
     check_free(parent, pin["size"] * 12, f"unpacking {pin['name']}")
@@ -347,14 +366,22 @@ def _source_record(directory):
 def _target_record(directory, target, entry):
     root = os.path.join(directory, "root")
     flavour_headers = os.path.join(root, "usr/src", target.headers_for(entry["abi"]))
-    releases = sorted(os.listdir(os.path.join(root, "lib/modules"))) \
-        if os.path.isdir(os.path.join(root, "lib/modules")) else []
+    # Debian before 13 ships lib/modules/<release> and boot/vmlinuz-<release>;
+    # from 13 (merged /usr) usr/lib/modules/<release>, with the kernel in it
+    # as vmlinuz.
+    mods = "lib/modules"
+    if not os.path.isdir(os.path.join(root, mods)) and os.path.isdir(os.path.join(root, "usr", mods)):
+        mods = os.path.join("usr", mods)
+    releases = sorted(os.listdir(os.path.join(root, mods))) \
+        if os.path.isdir(os.path.join(root, mods)) else []
     if len(releases) != 1:
         raise RetrofiError(f"the image package of target {target.name} holds {len(releases)} "
-                           f"module trees under lib/modules, expected 1",
+                           f"module trees under {mods}, expected 1",
                            where=root, fix="check the target's image: package pattern")
     krel = releases[0]
     image = os.path.join(root, "boot", f"vmlinuz-{krel}")
+    if not os.path.exists(image) and os.path.exists(os.path.join(root, mods, krel, "vmlinuz")):
+        image = os.path.join(root, mods, krel, "vmlinuz")
     if not os.path.exists(image):
         raise RetrofiError(f"the image package of target {target.name} has no kernel "
                            f"(boot/vmlinuz-{krel})", where=root,
@@ -364,7 +391,7 @@ def _target_record(directory, target, entry):
                            where=flavour_headers, fix="check the target's headers: package pattern")
     return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
                       headers=flavour_headers, kernelrelease=krel, image=image,
-                      modules=os.path.join(root, "lib/modules", krel), cc=target.cc)
+                      modules=os.path.join(root, mods, krel), cc=target.cc)
 
 
 # ---------------------------------------------------------------- the stage
@@ -474,7 +501,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
             directory = os.path.join(cache, "source", f"{entry['packages'][0]['name']}_"
                                                       f"{entry['packages'][0]['version']}")
             deb = ensure_deb(cache, lambda s=src.suites: apt_for(s), entry["packages"][0])
-            if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
+            if not _source_ok(directory, entry):
                 unpack_source(cache, src, entry, deb)
                 work += 1
             sources[src.key] = _source_record(directory)

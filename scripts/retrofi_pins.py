@@ -22,6 +22,10 @@ LOCK_VERSION = 1
 
 # Dependencies of a headers package that are part of the headers tree.
 FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
+# Dependencies of an image package that hold the kernel and its modules
+# (Debian's 7.x linux-image-X is a metapackage of linux-binary-X, the
+# kernel, and linux-modules-X; linux-base-X holds System.map and config).
+IMAGE_DEPENDS = re.compile(r"^linux-(binary|modules|base)-\d")
 
 
 # ---------------------------------------------------------------- lock file
@@ -101,14 +105,15 @@ def resolve_source(apt, source):
     return {"spec": spec_digest(source), "packages": [p.pin()]}
 
 
-def _closure(apt, root):
-    """root plus the linux-headers/linux-kbuild packages it depends on."""
+def _closure(apt, root, follow=FOLLOW_DEPENDS):
+    """root plus the packages it depends on whose names match follow
+    (default: the linux-headers/linux-kbuild ones)."""
     out, todo, seen = [root], [root], {root.name}
     while todo:
         pkg = todo.pop()
         for alts in retrofi_apt.parse_depends(pkg.depends):
             for name, op, ver in alts:
-                if not FOLLOW_DEPENDS.match(name) or name in seen:
+                if not follow.match(name) or name in seen:
                     continue
                 cands = [c for c in apt.versions(name)
                          if op is None or retrofi_debversion.satisfies(c.version, op, ver)]
@@ -143,6 +148,6 @@ def resolve_target(apt, target):
                            where=f"kernel-matrix.yaml: target '{target.name}'",
                            fix="check abi:, flavour: and suites: against the archive")
     abi, headers, image = max(candidates, key=lambda c: retrofi_debversion.sort_key(c[1].version))
-    pkgs = _closure(apt, headers) + [image]
+    pkgs = _closure(apt, headers) + _closure(apt, image, IMAGE_DEPENDS)
     return {"spec": spec_digest(target), "abi": abi, "version": headers.version,
             "packages": sorted((p.pin() for p in pkgs), key=lambda p: p["name"])}
