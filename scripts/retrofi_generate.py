@@ -185,11 +185,26 @@ def parse_series(text, where):
     return int(m.group(1)), int(m.group(2))
 
 
+def tree_series(path):
+    """The kernel series (X, Y) of an extracted tree, from its top Makefile
+    (VERSION, PATCHLEVEL), or None."""
+    try:
+        with open(os.path.join(path, "Makefile"), encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    v = re.search(r"^VERSION\s*=\s*(\d+)\s*$", head, re.M)
+    p = re.search(r"^PATCHLEVEL\s*=\s*(\d+)\s*$", head, re.M)
+    return (int(v.group(1)), int(p.group(1))) if v and p else None
+
+
 def source_series(source):
     """The kernel series (X, Y) of a source tree: from its package name
-    (linux-source-X.Y), else from its version."""
+    (linux-source-X.Y), else from its version, else from its Makefile."""
     m = (re.match(r"^linux-source-(\d+)\.(\d+)$", source.package)
          or re.match(r"^(\d+)\.(\d+)", source.version))
+    if not m and tree_series(source.path):
+        return tree_series(source.path)
     if not m:
         raise RetrofiError(f"cannot tell the kernel series of {source.package} "
                            f"{source.version}", where=source.path,
