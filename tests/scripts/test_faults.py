@@ -38,6 +38,7 @@ import pytest
 import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_pins
 from conftest import CLI, PYTHON, REPO, run_cli
 
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
@@ -538,7 +539,10 @@ def source_farm(good_out, tmp_path_factory):
     env = dict(UNREACHABLE, RETROFI_CACHE=cache)
     p = run_cli("generate", "--out", str(out), env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
-    tree = os.path.join(cache, "source", os.listdir(os.path.join(cache, "source"))[0])
+    # The default source's tree (the cache may hold other sources too).
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    pin = retrofi_pins.load_lock(os.path.join(REPO, "kernel-matrix.lock"))[m.source.key]["packages"][0]
+    tree = os.path.join(cache, "source", f"{pin['name']}_{pin['version']}")
     src = os.path.join(tree, json.load(open(os.path.join(tree, "stamp.json")))["tree"])
     return env, out, src
 
