@@ -1,7 +1,7 @@
 // retrofi rule 0100-platform-remove-new
 // must-match: yes
-// not-needed-from: 7.3
-//   (7.3's ath9k and ath5k set .remove, which returns void since
+// not-needed-from: 7.2
+//   (7.2's and 7.3's ath9k and ath5k set .remove, which returns void since
 //   struct platform_driver::remove was switched back from remove_new
 //   (v6.11-v6.13, the exact release not verified here); no .remove_new
 //   is left for this rule to match. An older target needs
