@@ -670,7 +670,7 @@ def test_a_full_build_cache_is_one_error(good_out, tmp_path):
         _expect_error("test_a_full_build_cache_is_one_error", p,
                       f"{build}: the disk is full (building target 6.12)", stream="stdout")
         assert "RETROFI_CACHE" in p.stdout
-        assert sorted(os.listdir(build)) == [".6.12.lock"], "no half copy left"
+        assert sorted(os.listdir(build)) == [".6.12-src6.12.lock"], "no half copy left"
         report = json.load(open(tmp_path / "out" / "report" / "report.json"))
         assert [(r["target"], r["build"]) for r in report["targets"]] == [("6.12", "fail")]
     finally:
