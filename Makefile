@@ -28,9 +28,10 @@ help:
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
 	@echo "make kernels-verify  re-check every cached package against the lock's sha256"
 	@echo "make list            the selected targets as JSON"
-	@echo "make generate        write the output tree under out/"
-	@echo "make release         generate and pack out/retrofi-<version>.tar.xz (+ .sha256)"
-	@echo "make refresh SOURCE=linux-source-X   which rules no longer apply to another source"
+	@echo "make generate        write the output tree under out/ (SOURCE=newest|6.12|7.3: that source's)"
+	@echo "make release         generate and pack out/retrofi-<source version>.tar.xz (+ .sha256)"
+	@echo "make refresh         the drift of the newest source served (SOURCE=...: another):"
+	@echo "                     rules, copy list, included headers, Kbuild object lists"
 
 bootstrap:
 	@sh scripts/bootstrap
@@ -91,9 +92,13 @@ check-fast: bootstrap
 	$(PYTHON) -m pytest -ra -m "not network" tests/scripts $(PYTEST_ARGS)
 
 # ---- generation
+# SOURCE: a source of kernel-matrix.yaml (its name, or the series of its
+# pinned package: SOURCE=7.3); default: its default_source.  For refresh
+# also any linux-source-X.Y package; SOURCE_SUITES: where to find it
+# (default: the suites whose private apt lists serve it).
 .PHONY: generate release refresh
 SOURCE ?=
-SOURCE_SUITES ?= sid
+SOURCE_SUITES ?=
 export SOURCE SOURCE_SUITES
 
 generate: bootstrap
@@ -102,10 +107,10 @@ generate: bootstrap
 release: bootstrap
 	$(RETROFI) release
 
-# make refresh SOURCE=linux-source-7.2: which rules and patches no longer apply.
+# make refresh [SOURCE=linux-source-7.2]: what no longer fits the source
+# (exit 1): rules, patches, copy-list lines, headers the copied files newly
+# include, Kbuild object lists against the source's Makefiles.
 refresh: bootstrap
-	@test -n "$(SOURCE)" || { echo "retrofi: error: make refresh needs SOURCE=<linux-source-X>"; \
-	  echo "  fix: e.g. make refresh SOURCE=linux-source-7.2"; exit 2; }
 	$(RETROFI) refresh --source "$(SOURCE)" --suites "$(SOURCE_SUITES)"
 
 # make api-census LEVEL=2.6.21: every API the compat layer knows that is

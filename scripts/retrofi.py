@@ -8,6 +8,7 @@ its arguments, calls one stage and prints its result.  Run `retrofi.py -h`.
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -34,8 +35,32 @@ def _targets(value):
     return [t for t in value.replace(",", " ").split() if t]
 
 
-def cmd_kernels(args):
+def _load(args):
+    """The matrix, with the source SOURCE= names selected (a source's name,
+    or the series of its pinned package: SOURCE=7.3)."""
     matrix = retrofi_matrix.load(args.matrix)
+    name = os.environ.get("SOURCE", "")
+    return matrix.with_source(_matrix_source_name(matrix, name)) if name else matrix
+
+
+def _matrix_source_name(matrix, name):
+    """The matrix's source a SOURCE value names, or None."""
+    import retrofi_pins
+    for s in matrix.all_sources():
+        if name in (s.name, s.package):
+            return s.name or s.package
+    entries = retrofi_pins.load_lock(retrofi_pins.lock_path(matrix.path))
+    for s in matrix.all_sources():
+        pkgs = entries.get(s.key, {}).get("packages", [])
+        if pkgs and pkgs[0]["name"] in (name, f"linux-source-{name}"):
+            return s.name or s.package
+    if name.startswith("linux-source-") or re.match(r"^\d+\.\d+$", name):
+        return None
+    return name          # with_source reports it, naming the sources
+
+
+def cmd_kernels(args):
+    matrix = _load(args)
     names = _targets(args.targets)
     if args.update:
         retrofi_kernels.update(matrix, names or None)
@@ -66,13 +91,13 @@ def cmd_kernels(args):
 def _source(matrix, package=None, suites=None):
     """The source tree record for the generator, fetched if needed.
 
-    With another package (refresh), it is pinned in a lock file in the cache,
-    never in the committed kernel-matrix.lock.
+    With a package the matrix does not name (refresh), it is pinned in a
+    lock file in the cache, never in the committed kernel-matrix.lock.
     """
     path = matrix.path
     src = matrix.source
-    if package and package != src.package:
-        src = retrofi_matrix.Source(package=package, suites=tuple(suites or ("sid",)))
+    if package:
+        src = retrofi_matrix.Source(package=package, suites=tuple(suites))
         path = os.path.join(retrofi_kernels.cache_dir(), "refresh", "kernel-matrix.yaml")
         os.makedirs(os.path.dirname(path), exist_ok=True)
     only_source = retrofi_matrix.Matrix(path=path, source=src, targets=())
@@ -80,7 +105,7 @@ def _source(matrix, package=None, suites=None):
 
 
 def cmd_generate(args):
-    matrix = retrofi_matrix.load(args.matrix)
+    matrix = _load(args)
     source = _source(matrix)
     result = retrofi_generate.generate(source, args.out, jobs=args.jobs, timeout=args.timeout)
     print(result.summary())
@@ -88,7 +113,7 @@ def cmd_generate(args):
 
 
 def cmd_release(args):
-    matrix = retrofi_matrix.load(args.matrix)
+    matrix = _load(args)
     source = _source(matrix)
     result = retrofi_generate.generate(source, args.out, jobs=args.jobs, timeout=args.timeout)
     print(result.summary())
@@ -97,16 +122,57 @@ def cmd_release(args):
     return 0
 
 
+def _refresh_source(matrix, wanted, suites):
+    """What `make refresh` checks: (source tree, baseline tree or None).
+
+    wanted: a source of the matrix (name, package or pinned series), a
+    Debian package linux-source-X.Y (or X.Y), or "" for the newest
+    linux-source the private apt lists know. Without suites, the suites
+    that serve it are read from those lists (a suite whose Release expired,
+    such as an old sid, is never needed)."""
+    import retrofi_apt
+    name = _matrix_source_name(matrix, wanted) if wanted else None
+    if name is not None and not suites:
+        chosen = matrix.with_source(name)
+        tree = _source(chosen)
+    else:
+        package = wanted if not wanted or wanted.startswith("linux-source-") \
+            else f"linux-source-{wanted}"
+        if not suites:
+            found = retrofi_apt.served(retrofi_kernels.cache_dir(), package or "linux-source-*")
+            if not found:
+                raise RetrofiError(f"no suite in the private apt lists serves "
+                                   f"{package or 'a linux-source package'}",
+                                   where=os.path.join(retrofi_kernels.cache_dir(), "apt"),
+                                   fix="name the suites: make refresh SOURCE=... "
+                                       "SOURCE_SUITES=trixie-backports (or run `make kernels` "
+                                       "once, which fetches the matrix's lists)")
+            package, suite = found[0][0], found[0][2]
+            suites = [suite]
+            print(f"refresh: {package} {found[0][1]} from {suite} (private apt lists)", flush=True)
+        tree = _source(matrix, package, suites)
+    # Baseline for "newly included" headers: the matrix's selected source,
+    # or its long-term one when that is the source refreshed.
+    base = None
+    for cand in [matrix.source] + [s for s in matrix.all_sources() if s.lts]:
+        b = _source(matrix.with_source(cand.name) if cand.name else matrix)
+        if b.path != tree.path:
+            base = b
+            break
+    return tree, base
+
+
 def cmd_refresh(args):
-    matrix = retrofi_matrix.load(args.matrix)
-    source = _source(matrix, args.source, _targets(args.suites))
-    result = retrofi_generate.refresh(source, jobs=args.jobs, timeout=args.timeout)
+    matrix = _load(args) if not args.source else retrofi_matrix.load(args.matrix)
+    source, base = _refresh_source(matrix, args.source, _targets(args.suites))
+    result = retrofi_generate.refresh(source, jobs=args.jobs, timeout=args.timeout,
+                                      baseline=base)
     print(result.summary())
     return 0 if result.ok else 1
 
 
 def cmd_matrix(args):
-    matrix = retrofi_matrix.load(args.matrix)
+    matrix = _load(args)
     names = _targets(args.targets) + ([args.target] if args.target else [])
     selected = matrix.select(names or None)
     if args.list:
@@ -148,7 +214,7 @@ def cmd_report_merge(args):
 
 
 def cmd_list(args):
-    matrix = retrofi_matrix.load(args.matrix)
+    matrix = _load(args)
     sel = matrix.select(_targets(args.targets) or None)
     print(json.dumps([{"name": t.name, "kind": t.kind} for t in sel]))
     return 0
@@ -190,12 +256,14 @@ def main(argv=None):
     gen_args(p)
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("refresh", help="dry-run the rules and patches against another source "
-                                       "package; exit 1 if any no longer applies")
+    p = sub.add_parser("refresh", help="dry-run the rules, the copy list and the Kbuild lists "
+                                       "against a source; exit 1 on any drift")
     p.add_argument("--source", default=os.environ.get("SOURCE", ""),
-                   help="Debian source package, e.g. linux-source-7.2")
-    p.add_argument("--suites", default=os.environ.get("SOURCE_SUITES", "sid"),
-                   help="apt suites to find it in (default: sid)")
+                   help="a source of the matrix (newest, 6.12, 7.3) or a Debian package "
+                        "(linux-source-7.2); default: the newest linux-source the private "
+                        "apt lists know")
+    p.add_argument("--suites", default=os.environ.get("SOURCE_SUITES", ""),
+                   help="apt suites to find it in (default: those whose lists serve it)")
     gen_args(p)
     p.set_defaults(func=cmd_refresh)
 

@@ -261,6 +261,38 @@ Acquire::Retries "2";
         return os.path.join(dest_dir, found[0])
 
 
+_LIST_RE = re.compile(r"_dists_(.+)_main_binary-[a-z0-9]+_Packages$")
+
+
+def served(cache_dir, pattern):
+    """[(package, version, suite)] of the linux-source packages matching
+    pattern (fnmatch) that the private apt lists in the cache know, newest
+    first (by kernel series, then Debian version). Reads the lists only:
+    no network, and a suite whose Release expired since is simply absent
+    once its update fails."""
+    import fnmatch
+    import retrofi_debversion
+    found = {}
+    for lst in sorted(glob.glob(os.path.join(cache_dir, "apt", "*", "lists", "*_Packages"))):
+        m = _LIST_RE.search(os.path.basename(lst))
+        if not m:
+            continue
+        suite = m.group(1).replace("_", "/")
+        try:
+            text = open(lst, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        for pm in re.finditer(r"^Package: (linux-source-\S+)\n(?:[^\n]+\n)*?Version: (\S+)$", text, re.M):
+            if fnmatch.fnmatchcase(pm.group(1), pattern):
+                found[(pm.group(1), pm.group(2), suite)] = True
+
+    def key(entry):
+        sm = re.match(r"^linux-source-(\d+)\.(\d+)$", entry[0])
+        series = (int(sm.group(1)), int(sm.group(2))) if sm else (-1, -1)
+        return series, retrofi_debversion.sort_key(entry[1])
+    return sorted(found, key=key, reverse=True)
+
+
 class _AptFailed(Exception):
     def __init__(self, what, proc):
         super().__init__(what)

@@ -40,8 +40,9 @@ def _timed(fn, *args, **kw):
 def _rewritten_files(tree_src, repo):
     """The copy list's .c and .h files (what spatch rewrites)."""
     copy_list = os.path.join(repo, "drivers", "copy-list")
-    files = retrofi_generate.resolve_copy_list(retrofi_generate.parse_copy_list(copy_list),
-                                               tree_src)
+    files = retrofi_generate.resolve_copy_list(
+        retrofi_generate.parse_copy_list(copy_list, retrofi_generate.tree_series(tree_src)),
+        tree_src)
     return [f for f in files if f.endswith(retrofi_generate.REWRITE_SUFFIXES)]
 
 
@@ -98,8 +99,9 @@ def plain_tree(generated, source_path, repo, dst):
     or the compat headers."""
     shutil.rmtree(dst, ignore_errors=True)
     copy_list = os.path.join(repo, "drivers", "copy-list")
-    for rel in retrofi_generate.resolve_copy_list(retrofi_generate.parse_copy_list(copy_list),
-                                                  source_path):
+    for rel in retrofi_generate.resolve_copy_list(
+            retrofi_generate.parse_copy_list(copy_list, retrofi_generate.tree_series(source_path)),
+            source_path):
         if rel.startswith("include/"):
             continue                 # the headers' own copies are the same upstream files
         os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)

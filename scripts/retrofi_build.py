@@ -314,10 +314,12 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if os.path.isdir(os.path.join(tree, "defconfigs")) else []
         raise RetrofiError(f"unknown defconfig '{defconfig}'", where=tree,
                            fix="use one of: " + (", ".join(known) or "(the tree has none)"))
+    _check_toolchain(kernel)
     parent = os.path.join(cache, "build")
-    # One build is kept per target and settings: building the 2.6.21 shape
-    # of 6.1 does not remove the build of 6.1 itself.
-    variant = kernel.name + (f"-api{api_level}" if api_level else "") + \
+    # One build is kept per target, source and settings: building the
+    # 2.6.21 shape of 6.1 does not remove the build of 6.1 itself, nor a
+    # build of the newest source the LTS source's.
+    variant = kernel.name + _source_suffix(tree) + (f"-api{api_level}" if api_level else "") + \
         (f"-{defconfig}" if defconfig != "wifi" else "")
     with _disk_errors(parent, kernel.name):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
@@ -353,6 +355,56 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if fd is not None:
                 os.close(fd)
     return result
+
+
+# The headers' prebuilt host programs that every module build runs.
+HOST_TOOLS = ("tools/objtool/objtool", "scripts/mod/modpost", "scripts/basic/fixdep")
+
+
+def _check_toolchain(kernel):
+    """Before any work, one error for what this machine lacks to build for
+    the kernel: the compiler its row names (its kernel's flags are that
+    compiler's; an older one refuses them), and a C library new enough
+    for the headers' prebuilt host programs."""
+    missing = []
+    if kernel.cc and not shutil.which(kernel.cc):
+        missing.append(f"the compiler {kernel.cc} (the kernel was built with it; an older "
+                       f"compiler refuses the flags in its headers' Makefile)")
+    for tool in HOST_TOOLS:
+        path = os.path.join(kernel.headers, tool)
+        if not os.access(path, os.X_OK):
+            continue
+        try:
+            p = subprocess.run([path], capture_output=True, text=True, timeout=30,
+                               env=dict(os.environ, SRCARCH="x86"))   # objtool's wrapper needs it
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        m = re.search(r"version `(GLIBC_[0-9.]+)' not found", p.stderr or "")
+        if m:
+            missing.append(f"a C library with {m.group(1)} for the headers' {tool} (this "
+                           f"machine has glibc {'.'.join(_libc_version())})")
+            break
+    if missing:
+        raise RetrofiError(f"target {kernel.name} cannot be built on this machine: it needs "
+                           + " and ".join(missing),
+                           where=kernel.headers,
+                           fix="build this row on the Debian release its kernel comes from "
+                               "(or a newer one), or leave it out of TARGETS")
+
+
+def _libc_version():
+    import platform
+    return platform.libc_ver()[1].split(".") or ["?"]
+
+
+def _source_suffix(tree):
+    """"-src7.3": the source package's series, from the tree's versions file."""
+    try:
+        with open(os.path.join(tree, "versions"), encoding="utf-8") as f:
+            m = re.search(r"^source-package: linux-source-(\S+)$", f.read(), re.M)
+    except OSError:
+        return ""
+    return f"-src{m.group(1)}" if m else ""
 
 
 def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):

@@ -63,6 +63,13 @@ class CopyEntry:
     patterns: Tuple[str, ...]  # dir only: include globs
     excludes: Tuple[str, ...]  # dir only: exclude globs
     line: int                 # line number in the copy list
+    since: Optional[Tuple[int, int]] = None   # section [since X.Y]
+    before: Optional[Tuple[int, int]] = None  # section [before X.Y]
+
+    def applies(self, series):
+        """Whether this entry is part of a source of kernel series (X, Y)."""
+        return ((self.since is None or series >= self.since)
+                and (self.before is None or series < self.before))
 
 
 @dataclass
@@ -71,6 +78,9 @@ class RuleReport:
     kind: str
     sha256: str
     must_match: bool
+    not_needed: str = ""          # "X.Y" when the rule's not-needed-from
+                                  # covers this source: matching nothing is
+                                  # no error here
     files_changed: int = 0
     sites_changed: int = 0
     applied: bool = True          # patches: False if it did not apply
@@ -101,7 +111,8 @@ class GenerateResult:
     def summary(self):
         lines = [f"rule {r.name}: {r.files_changed} files, "
                  f"{r.sites_changed} sites"
-                 + ("" if r.must_match else " (must-match: no)")
+                 + (f" (not needed from {r.not_needed})" if r.not_needed else
+                    "" if r.must_match else " (must-match: no)")
                  for r in self.rules]
         lines.append(
             f"generated {self.out_path}: {self.file_count} files, "
@@ -118,31 +129,102 @@ class RefreshResult:
     rules: List[RuleReport]
     stale: List[str] = field(default_factory=list)   # must apply, did not
     unused: List[str] = field(default_factory=list)  # must-match: no, 0 sites
+    # declared not needed from this source on, and matching nothing
+    not_needed: List[str] = field(default_factory=list)
+    # headers the copied files include that the copy list does not copy
+    headers: List[str] = field(default_factory=list)
+    # Kbuild object lists that differ from the source's own Makefiles
+    kbuild: List[str] = field(default_factory=list)
 
     @property
     def ok(self):
-        return not self.stale
+        return not (self.stale or self.headers or self.kbuild)
 
     def summary(self):
         lines = []
         for name in self.stale:
             lines.append(f"no longer applies: {name}")
+        for h in self.headers:
+            lines.append(f"header not copied: {h}")
+        for k in self.kbuild:
+            lines.append(f"kbuild drift: {k}")
         for name in self.unused:
             lines.append(f"matched nothing (must-match: no, not an error): "
                          f"{name}")
+        for name in self.not_needed:
+            lines.append(f"matched nothing (declared not needed from this "
+                         f"source, not an error): {name}")
+        problems = []
+        if self.stale:
+            problems.append(f"{len(self.stale)} copy-list line(s), rule(s) "
+                            f"or patch(es) no longer apply")
+        if self.headers:
+            problems.append(f"{len(self.headers)} included header(s) not "
+                            f"copied")
+        if self.kbuild:
+            problems.append(f"{len(self.kbuild)} Kbuild object list(s) "
+                            f"differ from the source's Makefiles")
         lines.append(f"refresh against {self.source.package} "
                      f"{self.source.version}: "
-                     + ("all rules and patches apply" if self.ok else
-                        f"{len(self.stale)} copy-list line(s), rule(s) or "
-                        f"patch(es) no longer apply"))
+                     + ("all rules and patches apply, no drift" if self.ok
+                        else "; ".join(problems)))
         return "\n".join(lines)
+
+
+# ----------------------------------------------------------- source series
+
+_SERIES_RE = re.compile(r"^(\d+)\.(\d+)$")
+
+
+def parse_series(text, where):
+    """"7.3" -> (7, 3); anything else is an error naming where."""
+    m = _SERIES_RE.match(text.strip())
+    if not m:
+        raise RetrofiError(f"{text.strip()!r} is not a kernel series", where=where,
+                           fix='write it like "7.3"')
+    return int(m.group(1)), int(m.group(2))
+
+
+def tree_series(path):
+    """The kernel series (X, Y) of an extracted tree, from its top Makefile
+    (VERSION, PATCHLEVEL), or None."""
+    try:
+        with open(os.path.join(path, "Makefile"), encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    v = re.search(r"^VERSION\s*=\s*(\d+)\s*$", head, re.M)
+    p = re.search(r"^PATCHLEVEL\s*=\s*(\d+)\s*$", head, re.M)
+    return (int(v.group(1)), int(p.group(1))) if v and p else None
+
+
+def source_series(source):
+    """The kernel series (X, Y) of a source tree: from its package name
+    (linux-source-X.Y), else from its version, else from its Makefile."""
+    m = (re.match(r"^linux-source-(\d+)\.(\d+)$", source.package)
+         or re.match(r"^(\d+)\.(\d+)", source.version))
+    if not m and tree_series(source.path):
+        return tree_series(source.path)
+    if not m:
+        raise RetrofiError(f"cannot tell the kernel series of {source.package} "
+                           f"{source.version}", where=source.path,
+                           fix="use a Debian linux-source-X.Y package")
+    return int(m.group(1)), int(m.group(2))
+
+
+def series_text(series):
+    return f"{series[0]}.{series[1]}"
 
 
 # ------------------------------------------------------------- copy list
 
 
-def parse_copy_list(path):
-    """Parse drivers/copy-list (format in its header) into CopyEntry records."""
+_SECTION_RE = re.compile(r"^\[\s*(?:(all)|(since|before)\s+(\S+))\s*\]$")
+
+
+def parse_copy_list(path, series=None):
+    """Parse drivers/copy-list (format in its header) into CopyEntry records:
+    with series (X, Y), only the entries of that source's sections."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -151,33 +233,52 @@ def parse_copy_list(path):
                            where=path, fix="restore drivers/copy-list")
     entries = []
     seen = set()
+    since = before = None
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
+        where = f"{path}:{n}"
+        if line.startswith("["):
+            m = _SECTION_RE.match(line)
+            if not m:
+                raise RetrofiError(f"malformed section {line!r}", where=where,
+                                   fix="write [all], [since X.Y] or [before X.Y]")
+            since = before = None
+            if m.group(2) == "since":
+                since = parse_series(m.group(3), where)
+            elif m.group(2) == "before":
+                before = parse_series(m.group(3), where)
+            continue
         words = line.split()
         kind, rest = words[0], words[1:]
-        where = f"{path}:{n}"
-        if kind not in ("file", "dir") or not rest:
+        if kind not in ("file", "dir", "target") or not rest:
             raise RetrofiError(f"malformed line {raw.strip()!r}", where=where,
-                               fix="write 'file PATH' or "
+                               fix="write 'file PATH', 'target PATH' or "
                                    "'dir PATH GLOB... [!GLOB...]'")
         p = rest[0].rstrip("/")
         if p.startswith("/") or ".." in p.split("/"):
             raise RetrofiError(f"path {p!r} must be relative to the source "
                                "root and stay inside it", where=where)
-        if kind == "file" and len(rest) != 1:
-            raise RetrofiError("a 'file' line takes exactly one path",
+        if kind in ("file", "target") and len(rest) != 1:
+            raise RetrofiError(f"a '{kind}' line takes exactly one path",
                                where=where)
         pats = tuple(w for w in rest[1:] if not w.startswith("!"))
         excl = tuple(w[1:] for w in rest[1:] if w.startswith("!"))
         if kind == "dir" and not pats:
             raise RetrofiError(f"'dir {p}' needs at least one glob "
                                "(e.g. '*.c *.h')", where=where)
-        if (kind, p) in seen:
-            raise RetrofiError(f"{kind} {p} is listed twice", where=where)
-        seen.add((kind, p))
-        entries.append(CopyEntry(kind, p, pats, excl, n))
+        entry = CopyEntry(kind, p, pats, excl, n, since, before)
+        if series is not None and not entry.applies(series):
+            continue
+        key = (kind, p) if series is not None else (kind, p, since, before)
+        if key in seen:
+            raise RetrofiError(f"{kind} {p} is listed twice"
+                               + (f" for source {series_text(series)}"
+                                  if series else " in one section"),
+                               where=where)
+        seen.add(key)
+        entries.append(entry)
     if not entries:
         raise RetrofiError("the copy list names no files", where=path)
     return entries
@@ -194,6 +295,8 @@ def resolve_copy_list(entries, src_root, list_path="drivers/copy-list",
     missing = []
     for e in entries:
         full = os.path.join(src_root, e.path)
+        if e.kind == "target":
+            continue            # the target kernel's: never copied
         if e.kind == "file":
             if not os.path.isfile(full):
                 missing.append(f"{list_path}:{e.line}: file {e.path}")
@@ -345,10 +448,12 @@ def _work_dir(parent):
 def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
            copy_missing=None):
     """Fill the (empty) directory tree; return (file count, reports)."""
-    copy_list = os.path.join(repo, "drivers", "copy-list")
-    files = resolve_copy_list(parse_copy_list(copy_list), source.path,
-                              os.path.relpath(copy_list, repo), copy_missing)
-    reports = [RuleReport(r.name, r.kind, r.sha256, r.must_match)
+    series = source_series(source)
+    files = copied_files(source, repo, copy_missing)
+    reports = [RuleReport(r.name, r.kind, r.sha256, r.must_match,
+                          r.not_needed_from if r.not_needed_from and
+                          series >= parse_series(r.not_needed_from, r.path)
+                          else "")
                for r in rules]
     mtime = source.mtime
 
@@ -377,31 +482,72 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
         if rule.kind == "patch":
             _apply_patch(rule, tree, rep)
 
-    # 3. the project's own parts: compat/, include/, build glue.
+    # 3. the project's own parts: compat/, include/, build glue (the
+    # source's overlays of drivers/out-tree-since-X.Y/ replace files of
+    # drivers/out-tree/, the newest applicable overlay last).
     owned = {}
-    for sub, prefix in (("compat", "compat"), ("include", "include"),
-                        (os.path.join("drivers", "out-tree"), "")):
+    glue = {}
+    for sub in [os.path.join("drivers", "out-tree")] + [
+            os.path.join("drivers", OVERLAY_PREFIX + series_text(v))
+            for v in out_tree_overlays(repo) if v <= series]:
         root = os.path.join(repo, sub)
         for rel in _tree_files(root):
-            if os.path.basename(rel) in (".gitkeep", ".keep"):
-                continue
-            out_rel = os.path.join(prefix, rel) if prefix else rel
-            if out_rel in owned or os.path.exists(os.path.join(tree,
-                                                               out_rel)):
-                raise RetrofiError(
-                    f"{out_rel} would be written twice (from {sub}/ and "
-                    f"{owned.get(out_rel, 'the copy list')})",
-                    where=os.path.join(root, rel),
-                    fix="rename one of them; the output tree must have one "
-                        "owner per path")
-            owned[out_rel] = sub
-            dst = os.path.join(tree, out_rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            with open(os.path.join(root, rel), "rb") as f:
-                _write_file(dst, f.read(), mtime)
-            if os.access(os.path.join(root, rel), os.X_OK):
-                os.chmod(dst, 0o755)
+            glue[rel] = (sub, root)
+    parts = []
+    for sub, prefix in (("compat", "compat"), ("include", "include")):
+        root = os.path.join(repo, sub)
+        parts += [(sub, root, rel, os.path.join(prefix, rel))
+                  for rel in _tree_files(root)]
+    parts += [(sub, root, rel, rel) for rel, (sub, root) in sorted(glue.items())]
+    for sub, root, rel, out_rel in parts:
+        if os.path.basename(rel) in (".gitkeep", ".keep"):
+            continue
+        if out_rel in owned or os.path.exists(os.path.join(tree, out_rel)):
+            raise RetrofiError(
+                f"{out_rel} would be written twice (from {sub}/ and "
+                f"{owned.get(out_rel, 'the copy list')})",
+                where=os.path.join(root, rel),
+                fix="rename one of them; the output tree must have one "
+                    "owner per path")
+        owned[out_rel] = sub
+        dst = os.path.join(tree, out_rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(os.path.join(root, rel), "rb") as f:
+            _write_file(dst, f.read(), mtime)
+        if os.access(os.path.join(root, rel), os.X_OK):
+            os.chmod(dst, 0o755)
     return reports
+
+
+# A directory drivers/out-tree-since-X.Y/ holds the build glue files that
+# differ for sources of series X.Y and newer (the object lists of a
+# Makefile upstream changed); each replaces the file of the same path.
+OVERLAY_PREFIX = "out-tree-since-"
+
+
+def out_tree_overlays(repo):
+    """The series of the drivers/out-tree-since-X.Y/ overlays, oldest first."""
+    found = []
+    drivers = os.path.join(repo, "drivers")
+    for n in sorted(os.listdir(drivers)) if os.path.isdir(drivers) else ():
+        if n.startswith(OVERLAY_PREFIX) and os.path.isdir(os.path.join(drivers, n)):
+            found.append(parse_series(n[len(OVERLAY_PREFIX):], os.path.join(drivers, n)))
+    return sorted(found)
+
+
+def target_headers(source, repo=REPO):
+    """The headers the copy list declares the target kernel's for this
+    source ('target PATH' lines): included by copied files, never copied."""
+    return [e.path for e in parse_copy_list(os.path.join(repo, "drivers", "copy-list"),
+                                            source_series(source)) if e.kind == "target"]
+
+
+def copied_files(source, repo=REPO, missing_out=None):
+    """The source-relative paths the copy list selects for this source."""
+    copy_list = os.path.join(repo, "drivers", "copy-list")
+    return resolve_copy_list(parse_copy_list(copy_list, source_series(source)),
+                             source.path, os.path.relpath(copy_list, repo),
+                             missing_out)
 
 
 def _write_versions(tree, source, rules, reports, spatch_ver, repo):
@@ -416,7 +562,8 @@ def _write_versions(tree, source, rules, reports, spatch_ver, repo):
     for r, rep in zip(rules, reports):
         lines.append(f"rule: {r.name}.{r.kind} sha256={r.sha256} "
                      f"must-match={'yes' if r.must_match else 'no'} "
-                     f"files={rep.files_changed} sites={rep.sites_changed}")
+                     + (f"not-needed-from={rep.not_needed} " if rep.not_needed else "")
+                     + f"files={rep.files_changed} sites={rep.sites_changed}")
     _write_file(os.path.join(tree, "versions"),
                 ("\n".join(lines) + "\n").encode(), source.mtime)
     # compat.ko names both in the line it prints when it loads.
@@ -516,7 +663,7 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
                     fix="refresh the patch against this source")
             if strict:
                 dead = [r.name for r in reports
-                        if r.must_match and r.sites_changed == 0]
+                        if r.must_match and not r.not_needed and r.sites_changed == 0]
                 if dead:
                     raise RetrofiError(
                         "rule(s) declared must-match: yes matched nothing: "
@@ -548,23 +695,41 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
 def refresh(source: SourceTree, *, repo: str = REPO,
             cache_dir: Optional[str] = None, jobs: int = DEFAULT_JOBS,
             timeout: int = DEFAULT_TIMEOUT,
-            spatch: Optional[str] = None) -> RefreshResult:
+            spatch: Optional[str] = None,
+            baseline: Optional[SourceTree] = None) -> RefreshResult:
     """Generate against another source into a scratch directory (removed
-    afterwards) and report the rules and patches that no longer apply:
-    a must-match rule that matched nothing, or a patch that fails."""
+    afterwards) and report what no longer fits it: a must-match rule that
+    matched nothing (unless declared not needed from this source on), a rule
+    declared not needed that still changes code, a patch that fails, a
+    copy-list path the source lacks, a header the copied files include that
+    the copy list does not copy (new against baseline, the matrix's
+    default source), and a Kbuild object list that differs from the
+    source's own Makefile."""
+    import retrofi_drift
+    out = None
     with tempfile.TemporaryDirectory(prefix="retrofi-refresh-") as scratch:
         res = generate(source, scratch, repo=repo, cache_dir=cache_dir,
                        jobs=jobs, timeout=timeout, spatch=spatch,
                        strict=False)
-    reports = res.rules
-    out = RefreshResult(source, reports)
+        out = RefreshResult(source, res.rules)
+        out.kbuild = retrofi_drift.kbuild_drift(res.out_path, source.path)
+    copied = copied_files(source, repo, [])
+    base = None
+    if baseline is not None and baseline.path != source.path:
+        base = (baseline.path, copied_files(baseline, repo, []))
+    out.headers = retrofi_drift.included_headers(
+        source.path, copied, os.path.join(repo, "include"), base,
+        target_headers(source, repo))
     out.stale.extend(f"copy list: {m}" for m in res.copy_missing)
-    for r in reports:
+    for r in res.rules:
         if r.kind == "patch" and not r.applied:
             first = (r.problem.splitlines() or ["does not apply"])[0]
             out.stale.append(f"{r.name}.patch ({first})")
+        elif r.not_needed and r.sites_changed:
+            out.stale.append(f"{r.name}.{r.kind} (declared not needed from "
+                             f"{r.not_needed}, yet it changes {r.sites_changed} "
+                             f"site(s) in {r.files_changed} file(s))")
         elif r.sites_changed == 0:
-            (out.stale if r.must_match else out.unused).append(
-                f"{r.name}.{r.kind}")
+            (out.not_needed if r.not_needed else
+             out.stale if r.must_match else out.unused).append(f"{r.name}.{r.kind}")
     return out
-

@@ -303,11 +303,12 @@ def add_built(matrix, selected, kernels, cache=None, jobs=2):
         base = matrix.real_target(t)
         if base.kind != "build" or base.name in kernels.targets:
             continue
-        if kernels.source is None:
+        source = kernels.source_for(matrix, base) if kernels.source else None
+        if source is None:
             raise RetrofiError(f"target {base.name} is built from the source package, "
                                "which was not fetched", where=matrix.path)
-        kb = build(kernels.source, base.name, base.config, cache=cache, jobs=jobs)
-        kernels.targets[base.name] = kernel_tree(kb, kernels.source)
+        kb = build(source, base.name, base.config, cache=cache, jobs=jobs)
+        kernels.targets[base.name] = kernel_tree(kb, source)
 
 
 def main(argv=None):

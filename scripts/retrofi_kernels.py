@@ -67,6 +67,11 @@ class KernelTree:
 class Kernels:
     source: SourceTree
     targets: dict      # name -> KernelTree
+    sources: dict = dataclasses.field(default_factory=dict)  # source key -> SourceTree
+
+    def source_for(self, matrix, target):
+        """The source tree of the output tree a target builds."""
+        return self.sources.get(matrix.source_of(target).key, self.source)
 
 
 def log(msg):
@@ -235,6 +240,21 @@ def _stamp_ok(directory, digest):
         return False
 
 
+def _source_ok(directory, entry):
+    """Whether an unpacked source tree is the pinned package: the entry's
+    digest, or the same package name and version (the archive never
+    publishes two contents under one name and version), so that two matrix
+    entries pinning one package (a pattern and a name) share the tree."""
+    if _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
+        return True
+    pin = entry["packages"][0]
+    try:
+        stamp = json.load(open(os.path.join(directory, "stamp.json")))
+        return (stamp["package"], stamp["version"]) == (pin["name"], pin["version"])
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def _publish(tmp, final, digest, extra):
     with open(os.path.join(tmp, "stamp.json"), "w") as f:
         json.dump(dict(extra, entry=digest), f, indent=2, sort_keys=True)
@@ -257,12 +277,16 @@ def fix_headers(root):
 
     Debian's -<flavour> headers Makefile includes its -common tree by the
     absolute /usr/src path it would have when installed; point it at the
-    sibling directory instead.
+    sibling directory instead.  From 7.x it also sets KBUILD_OUTPUT to its
+    own installed path: point that at where it lies.
     """
     for mk in glob.glob(os.path.join(root, "usr/src/linux-headers-*/Makefile")):
         text = open(mk).read()
         fixed = re.sub(r"^include /usr/src/(linux-headers-[^/\s]+)/Makefile$",
                        r"include $(dir $(lastword $(MAKEFILE_LIST)))../\1/Makefile", text, flags=re.M)
+        fixed = re.sub(r"^KBUILD_OUTPUT\s*:?=\s*/usr/src/linux-headers-[^/\s]+/?$",
+                       "KBUILD_OUTPUT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))",
+                       fixed, flags=re.M)
         if fixed != text:
             with open(mk, "w") as f:
                 f.write(fixed)
@@ -299,7 +323,7 @@ def unpack_source(cache, source, entry, deb):
     os.makedirs(parent, exist_ok=True)
     final = os.path.join(parent, f"{pin['name']}_{pin['version']}")
     digest = retrofi_pins.entry_digest(entry)
-    if _stamp_ok(final, digest):
+    if _source_ok(final, entry):
         return final
     _clean_stale(parent)
     check_free(parent, pin["size"] * 12, f"unpacking {pin['name']}")
@@ -357,14 +381,22 @@ def _target_record(directory, target, entry):
     flavour_headers = os.path.join(root, "usr/src", target.headers_for(entry["abi"]))
     if target.kind == "build-only":
         return _headers_record(root, target, entry, flavour_headers)
-    releases = sorted(os.listdir(os.path.join(root, "lib/modules"))) \
-        if os.path.isdir(os.path.join(root, "lib/modules")) else []
+    # Debian before 13 ships lib/modules/<release> and boot/vmlinuz-<release>;
+    # from 13 (merged /usr) usr/lib/modules/<release>, with the kernel in it
+    # as vmlinuz.
+    mods = "lib/modules"
+    if not os.path.isdir(os.path.join(root, mods)) and os.path.isdir(os.path.join(root, "usr", mods)):
+        mods = os.path.join("usr", mods)
+    releases = sorted(os.listdir(os.path.join(root, mods))) \
+        if os.path.isdir(os.path.join(root, mods)) else []
     if len(releases) != 1:
         raise RetrofiError(f"the image package of target {target.name} holds {len(releases)} "
-                           f"module trees under lib/modules, expected 1",
+                           f"module trees under {mods}, expected 1",
                            where=root, fix="check the target's image: package pattern")
     krel = releases[0]
     image = os.path.join(root, "boot", f"vmlinuz-{krel}")
+    if not os.path.exists(image) and os.path.exists(os.path.join(root, mods, krel, "vmlinuz")):
+        image = os.path.join(root, mods, krel, "vmlinuz")
     if not os.path.exists(image):
         raise RetrofiError(f"the image package of target {target.name} has no kernel "
                            f"(boot/vmlinuz-{krel})", where=root,
@@ -374,7 +406,7 @@ def _target_record(directory, target, entry):
                            where=flavour_headers, fix="check the target's headers: package pattern")
     return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
                       headers=flavour_headers, kernelrelease=krel, image=image,
-                      modules=os.path.join(root, "lib/modules", krel), cc=target.cc)
+                      modules=os.path.join(root, mods, krel), cc=target.cc)
 
 
 # ---------------------------------------------------------------- the stage
@@ -388,6 +420,16 @@ def _items(matrix, names):
         if real.kind in ("real", "build-only") and real not in targets:
             targets.append(real)
     return targets
+
+
+def _source_items(matrix, names):
+    """The selected source and those the selected targets name."""
+    out = [matrix.source]
+    for t in matrix.select(names):
+        s = matrix.source_of(t)
+        if s not in out:
+            out.append(s)
+    return out
 
 
 def update(matrix, names=None, cache=None):
@@ -408,8 +450,9 @@ def update(matrix, names=None, cache=None):
                 apts[suites] = retrofi_apt.PrivateApt(cache, suites)
             return apts[suites]
 
-        log(f"resolving {matrix.source.package}")
-        new["source"] = retrofi_pins.resolve_source(apt_for(matrix.source.suites), matrix.source)
+        for src in matrix.all_sources():
+            log(f"resolving source {src.name or src.package} ({src.package})")
+            new[src.key] = retrofi_pins.resolve_source(apt_for(src.suites), src)
         for t in _items(matrix, names) if names else []:
             log(f"resolving target {t.name}")
             new[t.key] = retrofi_pins.resolve_target(apt_for(t.suites), t)
@@ -460,7 +503,8 @@ def fetch(matrix, names=None, cache=None, with_source=True):
     started = time.monotonic()
     with cache_lock(cache), disk_errors(cache):
         entries = retrofi_pins.load_lock(lpath)
-        items = ([matrix.source] if with_source else []) + _items(matrix, names)
+        srcs = _source_items(matrix, names) if with_source else []
+        items = srcs + _items(matrix, names)
         apts = {}
 
         def apt_for(suites):
@@ -475,7 +519,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
             if entry is None or entry.get("spec") != retrofi_pins.spec_digest(item):
                 why = "not pinned yet" if entry is None else "its matrix entry changed"
                 log(f"resolving {item.key} ({why})")
-                resolver = (retrofi_pins.resolve_source if item.key == "source"
+                resolver = (retrofi_pins.resolve_source if item.key.startswith("source")
                             else retrofi_pins.resolve_target)
                 entries[item.key] = resolver(apt_for(item.suites), item)
                 changed = True
@@ -486,20 +530,22 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         work = 0
         downloads = len(DOWNLOADS)
         source = None
+        sources = {}
         # Every pinned .deb is present and complete (a cheap size and stamp
         # check; hashed when unknown): one that is missing, truncated or
         # corrupt is fetched again even when its tree is unpacked, so that
         # `kernels --verify` finds nothing wrong after a `kernels` run.
-        if with_source:
-            entry = entries["source"]
+        for src in srcs:
+            entry = entries[src.key]
             directory = os.path.join(cache, "source", f"{entry['packages'][0]['name']}_"
                                                       f"{entry['packages'][0]['version']}")
-            suites = matrix.source.suites
-            deb = ensure_deb(cache, lambda: apt_for(suites), entry["packages"][0])
-            if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
-                unpack_source(cache, matrix.source, entry, deb)
+            deb = ensure_deb(cache, lambda s=src.suites: apt_for(s), entry["packages"][0])
+            if not _source_ok(directory, entry):
+                unpack_source(cache, src, entry, deb)
                 work += 1
-            source = _source_record(directory)
+            sources[src.key] = _source_record(directory)
+        if with_source:
+            source = sources[matrix.source.key]
         targets = {}
         for t in _items(matrix, names):
             entry = entries[t.key]
@@ -517,7 +563,7 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         else:
             log(f"{work} of {len(items)} kernels unpacked, {fetched} package(s) downloaded "
                 f"({elapsed:.0f} s)")
-    return Kernels(source=source, targets=targets)
+    return Kernels(source=source, targets=targets, sources=sources)
 
 
 def verify(matrix, names=None, cache=None):
@@ -525,7 +571,7 @@ def verify(matrix, names=None, cache=None):
     cache = cache or cache_dir()
     entries = retrofi_pins.load_lock(retrofi_pins.lock_path(matrix.path))
     bad = []
-    for item in [matrix.source] + _items(matrix, names):
+    for item in _source_items(matrix, names) + _items(matrix, names):
         entry = entries.get(item.key)
         if not entry:
             bad.append(f"{item.key}: not pinned")

@@ -7,9 +7,21 @@ booted on).  Every error names the file and line and says how to fix it.
 Schema (version 1):
 
     version: 1
-    source:
-      package: linux-source-6.12        # Debian source package, required
-      suites: [bookworm-security]       # apt suites to look in, required
+    sources:                            # the source kernels, required
+      - name: newest                    # unique, required; SOURCE=newest
+        package: "linux-source-*"       # Debian source package, required; with
+                                        # '*': the newest the suites serve
+                                        # (pinned in the lock, moved by
+                                        # `make kernels-update`)
+        suites: [trixie-backports]      # apt suites to look in, required
+      - name: "6.12"
+        package: linux-source-6.12
+        suites: [bookworm-security]
+        lts: true                       # optional: kept as the long-term source
+    default_source: "6.12"              # required with sources: what
+                                        # generate, release and every target
+                                        # without source: use
+    # (the older form, one source:, is still read: source: {package:, suites:})
     targets:
       - name: "6.1"                     # unique, required
         kind: real                      # real | shape | build, required
@@ -29,6 +41,9 @@ Schema (version 1):
         # config fragment; scripts/retrofi_kbuild.py)
         config: kernel-configs/debug.config   # the fragment, relative to the matrix file
         # every kind
+        source: newest                  # optional: the source whose output
+                                        # tree this row builds (default:
+                                        # default_source; SOURCE=... moves it)
         boot_timeout: 180               # seconds, optional
         event_timeout: 20               # seconds any single event a guest test
                                         # waits for may take (an AP coming up,
@@ -116,10 +131,17 @@ class ExpectedSkip:
 class Source:
     package: str
     suites: tuple
+    name: str = ""         # "" only in the one-source form (source:)
+    lts: bool = False
 
     @property
     def key(self):
-        return "source"
+        return f"source:{self.name}" if self.name else "source"
+
+    @property
+    def floating(self):
+        """Whether the package is a pattern: the newest the suites serve."""
+        return "*" in self.package
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,6 +167,7 @@ class Target:
     flavours: tuple = ()       # kind: family: the flavours it serves
     family: str = ""           # kind: build-only: the family the row is of
     version: str = ""          # kind: build-only: the pinned headers' version
+    source: str = ""           # the source's name ("" = the matrix's selected source)
 
     @property
     def key(self):
@@ -204,10 +227,33 @@ class Family:
 @dataclasses.dataclass(frozen=True)
 class Matrix:
     path: str
-    source: Source
+    source: Source             # the selected source (default_source, or SOURCE=)
     targets: tuple
     families: tuple = ()
     real_majors: tuple = ()    # the kernel lines the real targets pin ("6.1")
+    sources: tuple = ()        # every source (empty: just `source`)
+
+    def all_sources(self):
+        return self.sources or (self.source,)
+
+    def source_named(self, name):
+        for s in self.all_sources():
+            if name in (s.name, s.package):
+                return s
+        names = ", ".join(s.name or s.package for s in self.all_sources())
+        raise RetrofiError(f"unknown source '{name}'", where=self.path,
+                           fix=f"use one of: {names}")
+
+    def with_source(self, name):
+        """This matrix with another selected source (SOURCE=name)."""
+        return dataclasses.replace(self, source=self.source_named(name)) if name else self
+
+    def source_of(self, target):
+        """The source whose output tree a target builds."""
+        real = target
+        if not target.source and target.kind == "shape":
+            real = self.target(target.base)
+        return self.source_named(real.source) if real.source else self.source
 
     def target(self, name):
         for t in self.targets:
@@ -288,7 +334,7 @@ class Matrix:
 
     def suites(self):
         seen = []
-        for suites in [self.source.suites] + [t.suites for t in self.targets] + \
+        for suites in [s.suites for s in self.all_sources()] + [t.suites for t in self.targets] + \
                 [f.suites for f in self.families]:
             for s in suites:
                 if s not in seen:
@@ -415,7 +461,7 @@ def _parse_family(m, what):
 def _parse_target(m, index):
     what = f"targets[{index}]"
     common = {"name", "kind", "default", "boot_timeout", "event_timeout", "kernel_args",
-              "allowed_splats", "expected_skips", "note"}
+              "allowed_splats", "expected_skips", "note", "source"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
     shape_keys = common | {"base", "api_level"}
     build_keys = common | {"config"}
@@ -471,7 +517,8 @@ def _parse_target(m, index):
     fields = dict(name=name, kind=kind, default=default, boot_timeout=timeout,
                   event_timeout=event, kernel_args=kernel_args,
                   allowed_splats=tuple(splats), expected_skips=tuple(skips),
-                  note=_str(m, "note", what, default=""))
+                  note=_str(m, "note", what, default=""),
+                  source=_str(m, "source", what, NAME_RE, default=""))
     if kind == "real":
         fields.update(
             suites=_suites(m, what),
@@ -516,15 +563,30 @@ def parse(text, path="kernel-matrix.yaml"):
                                "fix the YAML syntax at that line")
         if data is None:
             raise _SchemaError("the matrix file is empty", 1, "add source: and targets:")
-        _check_keys(data, {"version", "source", "targets"}, ["version", "source", "targets"],
-                    "the matrix file")
+        if isinstance(data, dict) and "sources" in data:
+            _check_keys(data, {"version", "sources", "default_source", "targets"},
+                        ["version", "sources", "default_source", "targets"], "the matrix file")
+        else:
+            _check_keys(data, {"version", "source", "targets"}, ["version", "source", "targets"],
+                        "the matrix file")
         if data["version"] != SCHEMA_VERSION:
             raise _SchemaError(f"unsupported schema version {data['version']!r}",
                                _line(data, "version"), f"this retrofi reads version: {SCHEMA_VERSION}")
-        src = data["source"]
-        _check_keys(src, {"package", "suites"}, ["package", "suites"], "source")
-        source = Source(package=_str(src, "package", "source", PKG_GLOB_RE),
-                        suites=_suites(src, "source"))
+        sources = ()
+        if "sources" in data:
+            sources = _parse_sources(data)
+            default = _str(data, "default_source", "the matrix file", NAME_RE)
+            by_name = {s.name: s for s in sources}
+            if default not in by_name:
+                raise _SchemaError(f"default_source '{default}' names no source",
+                                   _line(data, "default_source"),
+                                   "use one of: " + ", ".join(by_name))
+            source = by_name[default]
+        else:
+            src = data["source"]
+            _check_keys(src, {"package", "suites"}, ["package", "suites"], "source")
+            source = Source(package=_str(src, "package", "source", PKG_GLOB_RE),
+                            suites=_suites(src, "source"))
         if not isinstance(data["targets"], list) or not data["targets"]:
             raise _SchemaError("targets must be a non-empty list", _line(data, "targets"),
                                "add at least one target")
@@ -543,6 +605,9 @@ def parse(text, path="kernel-matrix.yaml"):
             targets.append(t)
         by_name = {t.name: t for t in targets}
         for t in targets:
+            if t.source and t.source not in {s.name for s in sources}:
+                raise _SchemaError(f"target '{t.name}'.source '{t.source}' names no source",
+                                   lines[t.name], "use the name of an entry of sources:")
             if t.kind == "shape":
                 base = by_name.get(t.base)
                 if base is None or base.kind not in ("real", "build"):
@@ -550,7 +615,8 @@ def parse(text, path="kernel-matrix.yaml"):
                                        lines[t.name], "set base: to the name of a real (or build) target")
     except _SchemaError as e:
         raise RetrofiError(e.what, where=f"{path}:{e.line}" if e.line else path, fix=e.fix)
-    return Matrix(path=path, source=source, targets=tuple(targets), families=tuple(families))
+    return Matrix(path=path, source=source, targets=tuple(targets), families=tuple(families),
+                  sources=sources)
 
 
 def lock_path(matrix_path):
@@ -598,6 +664,33 @@ def _lock_entries(path):
         return data["entries"] if isinstance(data.get("entries"), dict) else {}
     except (OSError, ValueError, AttributeError, KeyError):
         return {}
+
+
+def _parse_sources(data):
+    raw = data["sources"]
+    if not isinstance(raw, list) or not raw:
+        raise _SchemaError("sources must be a non-empty list", _line(data, "sources"),
+                           "e.g. sources: [{name: \"6.12\", package: linux-source-6.12, "
+                           "suites: [bookworm-security]}]")
+    out, seen = [], set()
+    for i, m in enumerate(raw):
+        what = f"sources[{i}]"
+        _check_keys(m, {"name", "package", "suites", "lts"}, ["name", "package", "suites"], what)
+        name = _str(m, "name", what, NAME_RE)
+        if name in seen:
+            raise _SchemaError(f"duplicate source name '{name}'", _line(m, "name"),
+                               "give every source a unique name")
+        seen.add(name)
+        lts = m.get("lts", False)
+        if not isinstance(lts, bool):
+            raise _SchemaError(f"source '{name}'.lts must be true or false", _line(m, "lts"),
+                               "write lts: true")
+        package = _str(m, "package", what, PKG_GLOB_RE)
+        if "*" in package and not package.startswith("linux-source-"):
+            raise _SchemaError(f"source '{name}'.package '{package}': a pattern must be "
+                               "linux-source-*", _line(m, "package"), 'write package: "linux-source-*"')
+        out.append(Source(package=package, suites=_suites(m, what), name=name, lts=lts))
+    return tuple(out)
 
 
 def load(path):

@@ -8,6 +8,7 @@ Out: a lock entry: the item's spec digest and the pinned packages (name,
      version, filename, size, sha256).
 """
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -22,6 +23,10 @@ LOCK_VERSION = 1
 
 # Dependencies of a headers package that are part of the headers tree.
 FOLLOW_DEPENDS = re.compile(r"^linux-(headers|kbuild)-")
+# Dependencies of an image package that hold the kernel and its modules
+# (Debian's 7.x linux-image-X is a metapackage of linux-binary-X, the
+# kernel, and linux-modules-X; linux-base-X holds System.map and config).
+IMAGE_DEPENDS = re.compile(r"^linux-(binary|modules|base)-\d")
 
 
 # ---------------------------------------------------------------- lock file
@@ -30,7 +35,7 @@ lock_path = retrofi_matrix.lock_path      # kernel-matrix.yaml -> kernel-matrix.
 
 
 def spec_digest(item):
-    if item.key == "source":
+    if item.key.startswith("source"):
         spec = {"package": item.package, "suites": list(item.suites)}
     else:
         spec = {"suites": list(item.suites), "abi": item.abi, "flavour": item.flavour,
@@ -73,26 +78,41 @@ def newest(pkgs):
     return max(pkgs, key=lambda p: retrofi_debversion.sort_key(p.version))
 
 
+def _series_key(package):
+    m = re.match(r"^linux-source-(\d+)\.(\d+)$", package)
+    return (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+
+
 def resolve_source(apt, source):
+    """The newest version of the source's package; for a pattern
+    (linux-source-*), of the newest linux-source-X.Y the suites serve."""
     apt.update()
-    pkgs = apt.versions(source.package)
+    if "*" in source.package:
+        names = [n for n in apt.pkgnames("linux-source-")
+                 if fnmatch.fnmatchcase(n, source.package) and _series_key(n) != (-1, -1)]
+        pkgs = []
+        if names:
+            pkgs = apt.versions(max(names, key=_series_key))
+    else:
+        pkgs = apt.versions(source.package)
     if not pkgs:
         raise RetrofiError(f"package {source.package} not found in suites {', '.join(source.suites)}",
-                           where="kernel-matrix.yaml: source",
+                           where=f"kernel-matrix.yaml: {source.key}",
                            fix="check the package name and suites (apt-cache policy "
                                f"{source.package} on a machine with those suites)")
     p = newest(pkgs)
     return {"spec": spec_digest(source), "packages": [p.pin()]}
 
 
-def _closure(apt, root):
-    """root plus the linux-headers/linux-kbuild packages it depends on."""
+def _closure(apt, root, follow=FOLLOW_DEPENDS):
+    """root plus the packages it depends on whose names match follow
+    (default: the linux-headers/linux-kbuild ones)."""
     out, todo, seen = [root], [root], {root.name}
     while todo:
         pkg = todo.pop()
         for alts in retrofi_apt.parse_depends(pkg.depends):
             for name, op, ver in alts:
-                if not FOLLOW_DEPENDS.match(name) or name in seen:
+                if not follow.match(name) or name in seen:
                     continue
                 cands = [c for c in apt.versions(name)
                          if op is None or retrofi_debversion.satisfies(c.version, op, ver)]
@@ -160,6 +180,6 @@ def resolve_target(apt, target):
                            where=f"kernel-matrix.yaml: target '{target.name}'",
                            fix="check abi:, flavour: and suites: against the archive")
     abi, headers, image = max(candidates, key=lambda c: retrofi_debversion.sort_key(c[1].version))
-    pkgs = _closure(apt, headers) + [image]
+    pkgs = _closure(apt, headers) + _closure(apt, image, IMAGE_DEPENDS)
     return {"spec": spec_digest(target), "abi": abi, "version": headers.version,
             "packages": sorted((p.pin() for p in pkgs), key=lambda p: p["name"])}

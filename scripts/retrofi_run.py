@@ -248,9 +248,14 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     # A build-only row (a family's) is never booted.
     booted = [t for t in todo if t.kind != retrofi_matrix.BUILD_ONLY]
     retrofi_kbuild.add_built(matrix, todo, kernels, cache=cache)
-    gen = retrofi_generate.generate(kernels.source, out_dir) if todo else None
-    if gen:
-        print(gen.summary(), flush=True)
+    # One output tree per source the selection builds (a row's source:).
+    trees = {}
+    for t in todo:
+        src = matrix.source_of(t)
+        if src.key not in trees:
+            gen = retrofi_generate.generate(kernels.sources.get(src.key, kernels.source), out_dir)
+            print(gen.summary(), flush=True)
+            trees[src.key] = gen.out_path
     accel = None
     if boot and booted:
         first = kernels.targets[matrix.real_target(booted[0]).name]
@@ -263,8 +268,8 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     try:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
-                                gen.out_path, report_dir, boot and t in booted, jobs, accel,
-                                mode): t
+                                trees[matrix.source_of(t).key], report_dir,
+                                boot and t in booted, jobs, accel, mode): t
                     for t in todo}
             for fut in concurrent.futures.as_completed(futs):
                 t = futs[fut]

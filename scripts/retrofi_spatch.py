@@ -45,6 +45,9 @@ class Rule:
     must_match: bool
     upstream: str
     targets: str
+    # "X.Y": sources of series X.Y and newer already have the change the
+    # rule undoes (upstream made it), so matching nothing there is no error
+    not_needed_from: str = ""
 
 
 
@@ -106,9 +109,13 @@ def load_rules(rules_dir):
         if mm not in ("yes", "no"):
             raise RetrofiError(f"must-match must be yes or no, not {mm!r}",
                                where=path)
+        nnf = fields.get("not-needed-from", "")
+        if nnf and not re.match(r"^\d+\.\d+$", nnf):
+            raise RetrofiError(f"not-needed-from must be a kernel series like 7.3, "
+                               f"not {nnf!r}", where=path)
         rules.append(Rule(name.rsplit(".", 1)[0], path, kind,
                           hashlib.sha256(data).hexdigest(), mm == "yes",
-                          fields["upstream"], fields["targets"]))
+                          fields["upstream"], fields["targets"], nnf))
     names = [r.name.split("-", 1)[0] for r in rules]
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:

@@ -1,5 +1,11 @@
 // retrofi rule 0100-platform-remove-new
 // must-match: yes
+// not-needed-from: 7.2
+//   (7.2's and 7.3's ath9k and ath5k set .remove, which returns void since
+//   struct platform_driver::remove was switched back from remove_new
+//   (v6.11-v6.13, the exact release not verified here); no .remove_new
+//   is left for this rule to match. An older target needs
+//   the void .remove undone instead: a rule of its own.)
 // upstream: "platform: Provide a remove callback that returns no value"
 //   (v6.3-rc1) added struct platform_driver::remove_new; ath9k and ath5k
 //   were converted by "wifi: ath9k: Convert to platform remove callback

@@ -1,5 +1,10 @@
 // retrofi rule 0101-class-namespace-const
 // must-match: yes
+// not-needed-from: 7.2
+//   (7.2's and 7.3's wiphy_namespace() returns a const struct
+//   ns_common *, a newer change of struct class::namespace; this rule's
+//   pattern, a callback returning const void *, is gone. That change
+//   needs its own rule.)
 // upstream: "driver core: class: make namespace and get_ownership take
 //   const *" (v6.2-rc1): struct class::namespace takes a
 //   const struct device *; cfg80211's wiphy_namespace() follows it.

@@ -38,6 +38,7 @@ import pytest
 import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_pins
 from conftest import CLI, PYTHON, REPO, run_cli
 
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
@@ -538,7 +539,10 @@ def source_farm(good_out, tmp_path_factory):
     env = dict(UNREACHABLE, RETROFI_CACHE=cache)
     p = run_cli("generate", "--out", str(out), env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
-    tree = os.path.join(cache, "source", os.listdir(os.path.join(cache, "source"))[0])
+    # The default source's tree (the cache may hold other sources too).
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    pin = retrofi_pins.load_lock(os.path.join(REPO, "kernel-matrix.lock"))[m.source.key]["packages"][0]
+    tree = os.path.join(cache, "source", f"{pin['name']}_{pin['version']}")
     src = os.path.join(tree, json.load(open(os.path.join(tree, "stamp.json")))["tree"])
     return env, out, src
 
@@ -666,7 +670,7 @@ def test_a_full_build_cache_is_one_error(good_out, tmp_path):
         _expect_error("test_a_full_build_cache_is_one_error", p,
                       f"{build}: the disk is full (building target 6.12)", stream="stdout")
         assert "RETROFI_CACHE" in p.stdout
-        assert sorted(os.listdir(build)) == [".6.12.lock"], "no half copy left"
+        assert sorted(os.listdir(build)) == [".6.12-src6.12.lock"], "no half copy left"
         report = json.load(open(tmp_path / "out" / "report" / "report.json"))
         assert [(r["target"], r["build"]) for r in report["targets"]] == [("6.12", "fail")]
     finally:

@@ -494,10 +494,11 @@ def test_real_copy_list_on_real_source(tmp_path):
     if not src:
         pytest.skip("RETROFI_TEST_SOURCE not set (path of an extracted "
                     "linux-source tree, e.g. linux-source-6.12)")
-    entries = gen.parse_copy_list(os.path.join(REPO, "drivers", "copy-list"))
+    entries = gen.parse_copy_list(os.path.join(REPO, "drivers", "copy-list"),
+                                  gen.tree_series(src))
     files = gen.resolve_copy_list(entries, src)
     for must in ("net/wireless/nl80211.c", "net/mac80211/rx.c",
-                 "drivers/net/wireless/virtual/mac80211_hwsim.c",
+                 "drivers/net/wireless/virtual/mac80211_hwsim.h",
                  "drivers/net/wireless/ath/main.c",
                  "drivers/net/wireless/ath/ath9k/pci.c",
                  "drivers/net/wireless/ath/ath5k/base.c",

@@ -343,7 +343,7 @@ def test_lock_pins_are_kept_and_verify_finds_no_problem(real_kernels, cli):
     m, k = real_kernels
     lock = json.load(open(os.path.join(REPO, "kernel-matrix.lock")))["entries"]
     assert lock["target:6.1"]["version"] == k.targets["6.1"].version
-    assert lock["source"]["packages"][0]["version"] == k.source.version
+    assert lock[m.source.key]["packages"][0]["version"] == k.source.version
     p = cli("kernels", "--verify", env=UNREACHABLE)
     assert p.returncode == 0 and "all cached packages verified" in p.stdout
 
