@@ -18,6 +18,21 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "root: needs root (mounts a tmpfs)")
 
 
+NO_ROOT = "RETROFI_TEST_NO_ROOT"
+
+
+def require_root(what):
+    """A root-only test (it mounts a tmpfs): not root is a failure, unless
+    RETROFI_TEST_NO_ROOT=1 says to skip such tests (then an explicit
+    skip, never a silent one)."""
+    if os.geteuid() == 0:
+        return
+    if os.environ.get(NO_ROOT) == "1":
+        pytest.skip(f"{NO_ROOT}=1: not run (needs root to {what})")
+    pytest.fail(f"needs root to {what}; run the tests as root, or set {NO_ROOT}=1 "
+                f"to skip the root-only tests explicitly", pytrace=False)
+
+
 # The modules of the output tree (defconfig-wifi), relative to the tree.
 STACK_MODULES = ["compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/mac80211.ko",
                  "drivers/net/wireless/virtual/mac80211_hwsim.ko",

@@ -17,7 +17,7 @@ import retrofi_debversion
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_pins
-from conftest import REPO, run_cli
+from conftest import REPO, require_root, run_cli
 from retrofi_errors import RetrofiError
 
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
@@ -144,8 +144,7 @@ def test_unwritable_cache_is_refused(tmp_path, cli):
 
 @pytest.mark.root
 def test_full_disk_is_refused_before_anything_is_written(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a small tmpfs")
+    require_root("mount a small tmpfs")
     mnt = tmp_path / "small"
     mnt.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)], check=True)
