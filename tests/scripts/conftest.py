@@ -1,6 +1,7 @@
 """Shared fixtures: the scripts on sys.path, the repository, the cache."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -78,6 +79,26 @@ def assert_stack_built(p, tree, kernelrelease):
         assert modinfo(path, "vermagic").startswith(kernelrelease + " "), ko
         if not ko.startswith("compat/"):
             assert "compat" in modinfo(path, "depends").split(","), ko
+
+
+def headers_compiler(kt):
+    """The compiler kt's headers name (Debian: .kernelvariables)."""
+    text = open(os.path.join(kt.headers, ".kernelvariables")).read()
+    m = re.search(r"\)(gcc-\d+)\s*$", text, re.M)
+    assert m, f"{kt.headers}/.kernelvariables names no gcc-NN"
+    return m.group(1)
+
+
+def path_without(bindir, name):
+    """A PATH like this one, without the program name: a directory of
+    symlinks to everything else on PATH."""
+    bindir.mkdir()
+    for d in os.environ["PATH"].split(":"):
+        if os.path.isdir(d):
+            for n in os.listdir(d):
+                if n != name and not (bindir / n).exists():
+                    os.symlink(os.path.join(d, n), bindir / n)
+    return str(bindir)
 
 
 @pytest.fixture
