@@ -76,9 +76,15 @@ class BootResult:
 
 
 # What a fault of the machine looks like under KVM: QEMU's own message when
-# the host cannot emulate an instruction for the guest.
+# the host cannot emulate an instruction for the guest ("KVM internal
+# error"), refuses an MSR of `-cpu max` (QEMU aborts at once: "failed to set
+# MSR 0x10a to 0x69"), or cannot enter the guest any more, even after the
+# kernel has started ("KVM: entry failed, hardware error 0x80000021": the
+# guest is stopped and would only end at the timeout).  None of them is a
+# test result: the boot is rerun under TCG.
 KVM_FAULT_RE = re.compile(r"KVM internal error\.?[^\n]*|kvm run failed[^\n]*|"
-                          r"Could not access KVM kernel module[^\n]*|failed to set MSR[^\n]*")
+                          r"Could not access KVM kernel module[^\n]*|failed to set MSR[^\n]*|"
+                          r"KVM: entry failed, hardware error 0x[0-9a-fA-F]+")
 # The first sign that the kernel runs (the console replays the log from here).
 KERNEL_STARTED_RE = re.compile(r"Linux version \d|^(?:<\d+>)?\[\s*\d+\.\d+\]", re.M)
 # Under KVM a kernel prints within seconds; silence this long after QEMU

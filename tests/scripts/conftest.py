@@ -81,6 +81,20 @@ def assert_stack_built(p, tree, kernelrelease):
             assert "compat" in modinfo(path, "depends").split(","), ko
 
 
+def private_cache(dst):
+    """A cache of its own (for RETROFI_CACHE) whose entries link to the shared
+    cache's, except the KVM verdicts (<cache>/accel): a test acting out a
+    machine (a stand-in QEMU) writes its verdicts there, never into the
+    shared cache."""
+    import retrofi_kernels
+    real = retrofi_kernels.cache_dir()
+    os.makedirs(dst)
+    for n in os.listdir(real) if os.path.isdir(real) else ():
+        if n != "accel" and not n.startswith("."):
+            os.symlink(os.path.join(real, n), os.path.join(dst, n))
+    return str(dst)
+
+
 def headers_compiler(kt):
     """The compiler kt's headers name (Debian: .kernelvariables)."""
     text = open(os.path.join(kt.headers, ".kernelvariables")).read()

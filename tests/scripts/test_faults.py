@@ -814,9 +814,14 @@ def test_every_line_the_table_quotes_from_another_file_is_checked_by_its_test():
             continue
         tree = ast.parse(open(os.path.join(REPO, "tests", "scripts", path)).read())
         (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name.split("[")[0]]
-        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)
-                 and getattr(n.func, "id", getattr(n.func, "attr", "")) == "saw"]
-        assert any(isinstance(c.args[0], ast.Constant) and c.args[0].value == test for c in calls), \
+        # saw(test, line), or a helper given case=test that calls it.
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+        named = [c for c in calls
+                 if getattr(c.func, "id", getattr(c.func, "attr", "")) == "saw" and c.args
+                 and isinstance(c.args[0], ast.Constant) and c.args[0].value == test
+                 or any(k.arg == "case" and isinstance(k.value, ast.Constant)
+                        and k.value.value == test for k in c.keywords)]
+        assert named, \
             f"{test} does not pass its output to saw({test!r}, ...): the table's line for " \
             f"{case!r} would be unchecked"
 
