@@ -67,9 +67,11 @@ CASES = [
     ("guest hangs", "test_boot.py::test_a_guest_that_hangs_ends_as_timeout",
      "target 6.12: TIMEOUT (guest did not power off before the timeout (<KTAP summary>)) in <n> s [tcg]; console log: <log>"),
     ("guest panics", "test_boot.py::test_a_guest_that_dies_before_its_plan_fails",
-     "target 6.12: FAIL (guest died early: no KTAP plan; kernel splat: panic at line <n>: Kernel panic ...) ..."),
+     "target 6.12: FAIL (guest died early: 1 of 3 results; kernel splat: panic at line <n>: Kernel panic - not syncing: "
+     "Attempted to kill init! exitcode=...; Call Trace at line <n>: Call Trace:) in <n> s [tcg]; console log: <tmp>/dies_early.log"),
     ("guest WARN", "test_boot.py::test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted",
-     "target 6.12: FAIL (kernel splat: WARNING at line <n>: ... retrofi_warn_init ...) ..."),
+     "target 6.12: FAIL (kernel splat: WARNING at line <n>: WARNING: CPU: <n> PID: <n> at <tmp>/warn/retrofi_warn.c:<n> "
+     "retrofi_warn_init+...; Call Trace at line <n>: Call Trace:) in <n> s [tcg]; console log: <tmp>/warns.log"),
     ("KVM cannot boot a guest (auto: TCG is chosen, and why)",
      "test_accel.py::test_kvm_that_cannot_boot_a_guest_is_not_chosen",
      "accel: tcg (<why KVM failed its probe boot, quoted from the console>)"),
