@@ -3,6 +3,13 @@
 # retrofi: decide from the target's own headers which probed APIs it has.
 #
 #   probe.sh <KLIB_BUILD> <probes.list> <output header> [make args...]
+#   probe.sh --check-cc <KLIB_BUILD> [make args...]
+#
+# First, and alone with --check-cc (dkms's PRE_BUILD), it asks the target's
+# Kbuild which compiler it builds with (the headers name one: Debian's
+# .kernelvariables says gcc-10 for 5.10; CC=... on the make command line
+# overrides it) and stops with one error naming it, and the fix, when that
+# compiler is not installed: otherwise every probe would fail for it.
 #
 # Compiles one object per probe with the target's Kbuild (one make run of
 # single targets, -k, in parallel, in a temporary directory) and writes the
@@ -12,10 +19,46 @@
 # its kernel release or the lists change.
 set -eu
 
+die() { echo "retrofi: error: $*" >&2; exit 1; }
+
+# check_cc <KLIB_BUILD> [make args...]: the compiler the target's Kbuild
+# runs is installed, or one error naming it and the fix.
+check_cc() {
+	ccdir=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-cc.XXXXXX")
+	echo '$(info RETROFI-CC: $(origin CC): $(CC))' > "$ccdir/Kbuild"
+	: > "$ccdir/cc.c"
+	ccklib=$1
+	shift
+	make -s -C "$ccklib" M="$ccdir" "$@" cc.i >"$ccdir/log" 2>&1 || :
+	line=$(sed -n 's/^RETROFI-CC: *//p' "$ccdir/log" | head -n 1)
+	rm -rf "$ccdir"
+	cc=$(echo ${line#*: }) origin=${line%%: *}
+	[ -n "$cc" ] || return 0        # the build itself will say what is wrong
+	for word in $cc; do
+		case $word in -*) continue ;; esac
+		command -v "$word" >/dev/null 2>&1 && continue
+		have=$(for d in $(echo "$PATH" | tr ':' ' '); do ls "$d" 2>/dev/null; done |
+			grep -x 'gcc-[0-9][0-9]*' | sort -t- -k2 -n -u | tail -n 1)
+		case $origin in
+		command*) named="the compiler given as CC=$cc" ;;
+		*) named="the compiler the target's headers name (CC=$cc in their Makefile)" ;;
+		esac
+		echo "retrofi: error: $ccklib: $word is not installed: $named" >&2
+		echo "  fix: install $word (Debian: apt-get install $word), or build with an installed compiler: make CC=${have:-gcc-NN} (DKMS: RETROFI_CC=${have:-gcc-NN} dkms ...)" >&2
+		exit 1
+	done
+}
+
+if [ "${1:-}" = --check-cc ]; then
+	[ $# -ge 2 ] || die "usage: probe.sh --check-cc <KLIB_BUILD> [make args...]"
+	shift
+	[ -f "$1/Makefile" ] || die "$1: not a kernel build tree (no Makefile); pass KLIB=<headers dir>"
+	check_cc "$@"
+	exit 0
+fi
+
 klib=$1 list=$2 out=$3
 shift 3
-
-die() { echo "retrofi: error: $*" >&2; exit 1; }
 
 [ -f "$klib/Makefile" ] || die "$klib: not a kernel build tree (no Makefile); pass KLIB=<headers dir>"
 [ -f "$list" ] || die "$list: probe list missing"
@@ -28,6 +71,8 @@ key=$(printf '%s\n%s\n%s\n' "$(cd "$klib" && pwd -P)" "$rel" "$*" | cat - "$list
 if [ -f "$out" ] && grep -q "^/\* key: $key \*/\$" "$out"; then
 	exit 0
 fi
+
+check_cc "$klib" "$@"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-probe.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM

@@ -76,9 +76,15 @@ class BootResult:
 
 
 # What a fault of the machine looks like under KVM: QEMU's own message when
-# the host cannot emulate an instruction for the guest.
+# the host cannot emulate an instruction for the guest ("KVM internal
+# error"), refuses an MSR of `-cpu max` (QEMU aborts at once: "failed to set
+# MSR 0x10a to 0x69"), or cannot enter the guest any more, even after the
+# kernel has started ("KVM: entry failed, hardware error 0x80000021": the
+# guest is stopped and would only end at the timeout).  None of them is a
+# test result: the boot is rerun under TCG.
 KVM_FAULT_RE = re.compile(r"KVM internal error\.?[^\n]*|kvm run failed[^\n]*|"
-                          r"Could not access KVM kernel module[^\n]*|failed to set MSR[^\n]*")
+                          r"Could not access KVM kernel module[^\n]*|failed to set MSR[^\n]*|"
+                          r"KVM: entry failed, hardware error 0x[0-9a-fA-F]+")
 # The first sign that the kernel runs (the console replays the log from here).
 KERNEL_STARTED_RE = re.compile(r"Linux version \d|^(?:<\d+>)?\[\s*\d+\.\d+\]", re.M)
 # Under KVM a kernel prints within seconds; silence this long after QEMU
@@ -254,13 +260,44 @@ def declared_skips_not_taken(ktap, expected_skips=()):
     return sorted(out)
 
 
-def judge(text, allowed_splats=(), timed_out=False, expected_skips=()):
+# The guest's leak scan on a kernel with kmemleak (tests/guest/init): the
+# report between these lines, or the line that says the scan failed.
+KMEMLEAK_BEGIN = "---- kmemleak report"
+KMEMLEAK_END = "---- end of kmemleak report"
+KMEMLEAK_FAILED = "kmemleak: scan failed"
+
+
+def has_kmemleak(kernel):
+    """Whether kernel (a KernelTree) was built with kmemleak: its guest must
+    then print a leak scan (judge(kmemleak=True))."""
+    try:
+        with open(os.path.join(kernel.headers, ".config")) as f:
+            return any(l.strip() == "CONFIG_DEBUG_KMEMLEAK=y" for l in f)
+    except (OSError, TypeError):
+        return False
+
+
+def kmemleak_problem(text):
+    """Why a console log holds no complete kmemleak scan, or ""."""
+    lines = [l for l in console_lines(text) if not retrofi_ktap.KERNEL_LINE.match(l)]
+    if KMEMLEAK_FAILED in lines:
+        return f"no leak scan: the guest said '{KMEMLEAK_FAILED}'"
+    if KMEMLEAK_BEGIN not in lines:
+        return (f"no leak scan: the kernel has kmemleak but the guest printed no "
+                f"'{KMEMLEAK_BEGIN}' (debugfs or /sys/kernel/debug/kmemleak missing?)")
+    if KMEMLEAK_END not in lines[lines.index(KMEMLEAK_BEGIN):]:
+        return f"no leak scan: the kmemleak report has no '{KMEMLEAK_END}'"
+    return ""
+
+
+def judge(text, allowed_splats=(), timed_out=False, expected_skips=(), kmemleak=False):
     """(status, reason, ktap, splats) for a console log.
 
     A skip is never a pass: a skipped test or subtest fails the boot unless
     the target declares it (expected_skips: (test path, reason) pairs), and
     a declared skip that did not happen, or happened for another reason,
-    fails it too.
+    fails it too. kmemleak: the kernel has kmemleak, so the log must hold
+    the guest's complete leak scan (a debug row never passes without one).
     """
     ktap = retrofi_ktap.parse(text)
     splats = retrofi_ktap.scan_splats(text, allowed_splats)
@@ -287,6 +324,8 @@ def judge(text, allowed_splats=(), timed_out=False, expected_skips=()):
     if not_taken:
         reasons.append("declared as an expected skip of this target, but " +
                        ", ".join(f"{p}: {what}" for p, what in not_taken))
+    if kmemleak and kmemleak_problem(text):
+        reasons.append(kmemleak_problem(text))
     if fatal:
         reasons.append("kernel splat: " + "; ".join(
             f"{s.kind} at line {s.line}: {retrofi_ktap.KERNEL_LINE.sub('', s.text[0]).strip()}"
@@ -344,7 +383,8 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
             first = run.seconds
             run = run_qemu(argv, log_path, timeout)
             run = dataclasses.replace(run, seconds=run.seconds + first)
-    status, reason, ktap, splats = judge(run.text, allowed, run.timed_out, expected_skips)
+    status, reason, ktap, splats = judge(run.text, allowed, run.timed_out, expected_skips,
+                                         kmemleak=has_kmemleak(target))
     if status == "pass" and run.code != 0:
         status, reason = "fail", f"QEMU exited {run.code} after the tests passed"
     lines = [l for l in run.text.replace("\r", "").split("\n")]

@@ -105,7 +105,10 @@ def tree_digest(tree):
 
 def build_key(tree, kernel, api_level="", defconfig="wifi"):
     h = hashlib.sha256()
-    for part in (tree_digest(tree), kernel.root, kernel.version, api_level, defconfig, kernel.cc):
+    # The kernel by its real path: a cache reached through symlinks (a test's
+    # private cache) shares the builds of the cache it links to.
+    for part in (tree_digest(tree), os.path.realpath(kernel.root), kernel.version, api_level,
+                 defconfig, kernel.cc):
         h.update(str(part).encode() + b"\0")
     return h.hexdigest()[:16]
 

@@ -598,7 +598,11 @@ def _write_dkms_conf(tree, source, name):
         "# (the whole stack, defconfig-wifi), installed into updates/.",
         f'PACKAGE_NAME="{name}"',
         f'PACKAGE_VERSION="{dkms_version(source)}"',
-        'MAKE[0]="make -j$(nproc) KLIB=${kernel_source_dir} modules"',
+        "# The compiler is the one the kernel's headers name (Debian's 5.10 names",
+        "# gcc-10); where it is not installed, PRE_BUILD says so and how to fix it:",
+        "# install it, or give another: RETROFI_CC=gcc-12 dkms build ...",
+        'PRE_BUILD="compat/probe.sh --check-cc ${kernel_source_dir}${RETROFI_CC:+ CC=$RETROFI_CC}"',
+        'MAKE[0]="make -j$(nproc) KLIB=${kernel_source_dir}${RETROFI_CC:+ CC=$RETROFI_CC} modules"',
         'CLEAN="make KLIB=${kernel_source_dir} clean"',
         'AUTOINSTALL="yes"',
     ]

@@ -416,8 +416,11 @@ def input_key(target, tree, init, selftest, config, api_level, ul):
         for part in parts:
             h.update(f"{part}\0".encode())
 
+    # Paths by their real path: a cache reached through symlinks (a test's
+    # private cache) shares the archives of the cache it links to.
     put("retrofi initramfs inputs", KEY_FORMAT, target.name, target.kernelrelease,
-        target.headers, target.modules, target.cc, bool(selftest), api_level,
+        os.path.realpath(target.headers), os.path.realpath(target.modules), target.cc,
+        bool(selftest), api_level,
         ",".join(GUEST_EXTRA_MODULES), ",".join(STACK_MODULES), ul.digest)
     here = os.path.dirname(os.path.abspath(__file__))
     for name in _OWN_CODE:
@@ -428,7 +431,7 @@ def input_key(target, tree, init, selftest, config, api_level, ul):
         put("config", path, len(data))
         h.update(data if isinstance(data, bytes) else data.encode())
     if tree is not None:
-        put("tree", os.path.abspath(tree))
+        put("tree", os.path.realpath(tree))
         for rel, path in _tree_files(tree):
             _hash_file(h, path, rel)
         if selftest:

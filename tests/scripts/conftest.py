@@ -1,6 +1,7 @@
 """Shared fixtures: the scripts on sys.path, the repository, the cache."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +17,21 @@ CLI = os.path.join(REPO, "scripts", "retrofi.py")
 def pytest_configure(config):
     config.addinivalue_line("markers", "network: needs Debian's archive (package lists or downloads)")
     config.addinivalue_line("markers", "root: needs root (mounts a tmpfs)")
+
+
+NO_ROOT = "RETROFI_TEST_NO_ROOT"
+
+
+def require_root(what):
+    """A root-only test (it mounts a tmpfs): not root is a failure, unless
+    RETROFI_TEST_NO_ROOT=1 says to skip such tests (then an explicit
+    skip, never a silent one)."""
+    if os.geteuid() == 0:
+        return
+    if os.environ.get(NO_ROOT) == "1":
+        pytest.skip(f"{NO_ROOT}=1: not run (needs root to {what})")
+    pytest.fail(f"needs root to {what}; run the tests as root, or set {NO_ROOT}=1 "
+                f"to skip the root-only tests explicitly", pytrace=False)
 
 
 # The modules of the output tree (defconfig-wifi), relative to the tree.
@@ -63,6 +79,44 @@ def assert_stack_built(p, tree, kernelrelease):
         assert modinfo(path, "vermagic").startswith(kernelrelease + " "), ko
         if not ko.startswith("compat/"):
             assert "compat" in modinfo(path, "depends").split(","), ko
+
+
+def private_cache(dst):
+    """A cache of its own (for RETROFI_CACHE) whose entries link to the shared
+    cache's, except the KVM verdicts (<cache>/accel): a test acting out a
+    machine (a stand-in QEMU) writes its verdicts there, never into the
+    shared cache."""
+    import retrofi_kernels
+    real = retrofi_kernels.cache_dir()
+    # The content-keyed stages' directories are shared even before their
+    # first use (what the test builds, later tests reuse).
+    for n in ("build", "initramfs", "kbuild"):
+        os.makedirs(os.path.join(real, n), exist_ok=True)
+    os.makedirs(dst)
+    for n in os.listdir(real):
+        if n != "accel" and not n.startswith("."):
+            os.symlink(os.path.join(real, n), os.path.join(dst, n))
+    return str(dst)
+
+
+def headers_compiler(kt):
+    """The compiler kt's headers name (Debian: .kernelvariables)."""
+    text = open(os.path.join(kt.headers, ".kernelvariables")).read()
+    m = re.search(r"\)(gcc-\d+)\s*$", text, re.M)
+    assert m, f"{kt.headers}/.kernelvariables names no gcc-NN"
+    return m.group(1)
+
+
+def path_without(bindir, name):
+    """A PATH like this one, without the program name: a directory of
+    symlinks to everything else on PATH."""
+    bindir.mkdir()
+    for d in os.environ["PATH"].split(":"):
+        if os.path.isdir(d):
+            for n in os.listdir(d):
+                if n != name and not (bindir / n).exists():
+                    os.symlink(os.path.join(d, n), bindir / n)
+    return str(bindir)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import retrofi_initramfs
 import retrofi_kernels
 import retrofi_matrix
 from conftest import REPO
+from faultcheck import saw
 from retrofi_errors import RetrofiError
 
 FIXTURES = os.path.join(REPO, "tests", "guest", "fixtures")
@@ -277,6 +278,13 @@ def test_a_guest_that_hangs_ends_as_timeout(kernels, tmp_path):
     assert result.status == "timeout" and result.exit_code is None
     assert took < 40
     assert any("hanging on purpose" in l for l in result.tail)
+    # What the user sees: the verdict with why, the log, the console's end.
+    report = result.report().splitlines()
+    assert report[0].startswith("target 6.12: TIMEOUT (guest did not power off before the "
+                                "timeout (0 passed, 0 failed, 0 skipped of 1 planned)) in ")
+    assert report[0].endswith(f"[tcg]; console log: {tmp_path / 'hangs.log'}")
+    saw("test_boot.py::test_a_guest_that_hangs_ends_as_timeout", report[0])
+    assert "  last console lines:" in report and "    # hanging on purpose" in report
 
 
 @pytest.mark.network
@@ -293,6 +301,7 @@ def test_a_guest_that_dies_before_its_plan_fails(kernels, tmp_path):
     assert result.status == "fail"
     assert "died early" in result.reason
     assert any(s.kind == "panic" for s in result.splats)
+    saw("test_boot.py::test_a_guest_that_dies_before_its_plan_fails", result.report().splitlines()[0])
 
 
 @pytest.mark.network
@@ -319,3 +328,5 @@ def test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted(kernels
     assert any(s.kind == "WARNING" and "retrofi_warn_init" in " ".join(s.text)
                for s in result.splats), result.splats
     assert "retrofi_warn_init" in result.reason and "retrofi_warn_init" in report
+    saw("test_boot.py::test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted",
+        report.splitlines()[0])

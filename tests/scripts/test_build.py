@@ -167,3 +167,21 @@ def test_without_the_jobserver_a_build_runs_at_its_own_j(tmp_path):
                             cache=str(tmp_path / "c"), jobs=1)
     assert r.ok, r.reason
     assert peak(tmp_path) == 1
+
+
+def test_a_cache_reached_through_a_symlink_shares_the_build_key(tmp_path):
+    """A test's private cache links the shared one's kernels: the same
+    kernel there keys the same build (it is reused, not built again)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "Makefile").write_text("all:\n")
+    real = tmp_path / "shared" / "targets" / "6.12"
+    (real / "root").mkdir(parents=True)
+    (tmp_path / "private" / "targets").mkdir(parents=True)
+    os.symlink(real, tmp_path / "private" / "targets" / "6.12")
+
+    def kernel(root, version="6.12.1"):
+        return retrofi_kernels.KernelTree("6.12", "", version, str(root), "", "", "", "", "")
+    key = retrofi_build.build_key(str(tree), kernel(real / "root"))
+    assert retrofi_build.build_key(str(tree), kernel(tmp_path / "private/targets/6.12/root")) == key
+    assert retrofi_build.build_key(str(tree), kernel(real / "root", "6.12.2")) != key

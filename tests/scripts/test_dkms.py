@@ -5,16 +5,17 @@ with nothing from the repository.  dkms runs with private trees
 nothing is registered or installed on this machine.
 
 dkms runs make as the target's own machine would, with the compiler its
-headers name (5.10's .kernelvariables names gcc-10).  Where this machine
-lacks that compiler, the target's cc from kernel-matrix.yaml stands in for
-it under that name on PATH, as a user of that kernel would have it.
+headers name (5.10's .kernelvariables names gcc-10).  dkms runs here on a
+PATH without that compiler, as on a bookworm host: the build must stop at
+once with the error naming it and the fix on dkms's own output (not only in
+make.log), and with RETROFI_CC set to the target's cc from
+kernel-matrix.yaml (as the fix says) it must build.
 
 This is also the oldest target's release-tarball build (test_build_release.py
 builds the others): no warning, every module built for that kernel, each
 depending on compat.ko."""
 
 import os
-import re
 import shutil
 import subprocess
 import tarfile
@@ -25,26 +26,10 @@ import retrofi_generate
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_release
-from conftest import REPO, modinfo, oldest_default_real
+from conftest import REPO, headers_compiler, modinfo, oldest_default_real, path_without
 
 EXPECTED = {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k", "ath9k_hw",
             "ath9k_common", "ath5k"}
-
-
-def _headers_compiler(kt, bindir):
-    """PATH entries that give make the compiler kt's headers name."""
-    try:
-        text = open(os.path.join(kt.headers, ".kernelvariables")).read()
-    except OSError:
-        return []
-    m = re.search(r"\)(gcc-\d+)\s*$", text, re.M)
-    if not m or shutil.which(m.group(1)):
-        return []
-    assert kt.cc and shutil.which(kt.cc), \
-        f"the headers name {m.group(1)}; the matrix must give the target a cc: that exists here"
-    bindir.mkdir()
-    os.symlink(shutil.which(kt.cc), bindir / m.group(1))
-    return [str(bindir)]
 
 
 @pytest.mark.network
@@ -70,11 +55,25 @@ def test_release_tarball_builds_with_dkms_for_the_oldest_target_without_touching
     p = subprocess.run(["dkms", "add", "-m", "retrofi", "-v", version, *private],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
-    env = dict(os.environ)
-    env["PATH"] = ":".join(_headers_compiler(kt, tmp_path / "bin") + [env["PATH"]])
-    p = subprocess.run(["dkms", "build", "-m", "retrofi", "-v", version, "-k", kt.kernelrelease,
-                        f"--kernelsourcedir={kt.headers}", *private],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    cc = headers_compiler(kt)
+    assert kt.cc and kt.cc != cc and shutil.which(kt.cc), \
+        f"the headers name {cc}; the matrix must give the target another cc: that exists here"
+    env = dict(os.environ, PATH=path_without(tmp_path / "bin", cc))
+    env.pop("RETROFI_CC", None)
+    build = ["dkms", "build", "-m", "retrofi", "-v", version, "-k", kt.kernelrelease,
+             f"--kernelsourcedir={kt.headers}", *private]
+    # Without the compiler: one error on dkms's output, naming it and the fix.
+    p = subprocess.run(build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert p.returncode != 0, p.stdout[-3000:]
+    errors = [l for l in p.stdout.splitlines() if l.startswith("retrofi: error:")]
+    assert errors == [f"retrofi: error: {kt.headers}: {cc} is not installed: the compiler the "
+                      f"target's headers name (CC={cc} in their Makefile)"], p.stdout[-3000:]
+    fix = p.stdout.splitlines()[p.stdout.splitlines().index(errors[0]) + 1]
+    assert fix.strip().startswith(f"fix: install {cc}") and "RETROFI_CC=gcc-" in fix, fix
+    assert not [f for _, _, fs in os.walk(dkms) for f in fs if f.endswith(".ko")], "nothing built"
+    # With the compiler the fix names: the whole stack builds.
+    env["RETROFI_CC"] = kt.cc
+    p = subprocess.run(build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     logs = [os.path.join(root, "make.log") for root, _, files in os.walk(dkms)
             if "make.log" in files]
     log = "".join(open(path).read() for path in logs)

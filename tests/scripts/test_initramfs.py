@@ -110,3 +110,14 @@ def test_a_key_whose_archive_is_gone_is_rebuilt(stage):
     again = build()
     assert len(stagings) == 2 and not again.reused and os.path.isfile(again.path)
     assert again.path == first.path
+
+
+def test_a_tree_reached_through_a_symlink_reuses_the_archive(stage, tmp_path):
+    """A test's private cache links the shared one's builds: the same tree
+    there keys the same archive."""
+    build, stagings, tree, _ = stage
+    first = build()
+    link = tmp_path / "private-build"
+    os.symlink(tree, link)
+    again = build(tree=str(link))
+    assert again.reused and again.path == first.path and len(stagings) == 1

@@ -17,7 +17,8 @@ import retrofi_debversion
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_pins
-from conftest import REPO, run_cli
+from conftest import REPO, require_root, run_cli
+from faultcheck import assert_one_error, saw
 from retrofi_errors import RetrofiError
 
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
@@ -137,23 +138,23 @@ def test_unwritable_cache_is_refused(tmp_path, cli):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     p = cli("kernels", env={"RETROFI_CACHE": str(blocker / "cache")})
-    assert p.returncode == 1
-    assert "cache directory is not writable" in p.stderr and str(blocker / "cache") in p.stderr
-    assert "RETROFI_CACHE" in p.stderr and "Traceback" not in p.stderr
+    line = assert_one_error(p, f"{blocker / 'cache'}: cache directory is not writable",
+                            fix="RETROFI_CACHE", code=1, stream="stderr")
+    saw("test_kernels.py::test_unwritable_cache_is_refused", line)
+    assert blocker.read_text() == "not a directory"
 
 
 @pytest.mark.root
 def test_full_disk_is_refused_before_anything_is_written(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a small tmpfs")
+    require_root("mount a small tmpfs")
     mnt = tmp_path / "small"
     mnt.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)], check=True)
     try:
         m = small_matrix(tmp_path)
         p = run_cli("--matrix", m.path, "kernels", env={"RETROFI_CACHE": str(mnt)})
-        assert p.returncode == 1
-        assert "not enough free space" in p.stderr and str(mnt) in p.stderr
+        line = assert_one_error(p, f"{mnt}: not enough free space", code=1, stream="stderr")
+        saw("test_kernels.py::test_full_disk_is_refused_before_anything_is_written", line)
         assert not (tmp_path / "kernel-matrix.lock").exists()
         assert sorted(os.listdir(mnt)) == [".lock"]
     finally:
@@ -251,9 +252,12 @@ def test_suite_missing_from_archive_is_refused(tmp_path):
 def test_unreachable_mirror_is_one_clear_error(tmp_path):
     m = small_matrix(tmp_path)
     p = run_cli("--matrix", m.path, "kernels", env=dict(UNREACHABLE, RETROFI_CACHE=str(tmp_path / "c")))
-    assert p.returncode == 1
-    assert "cannot fetch the package lists for suites bookworm-security" in p.stderr
-    assert "Traceback" not in p.stderr and not (tmp_path / "kernel-matrix.lock").exists()
+    line = assert_one_error(p, "cannot fetch the package lists for suites bookworm-security",
+                            code=1, stream="stderr")
+    saw("test_kernels.py::test_unreachable_mirror_is_one_clear_error", line)
+    assert not (tmp_path / "kernel-matrix.lock").exists()
+    assert [d for d in os.listdir(tmp_path / "c") if d not in (".lock", "apt")] == [], \
+        "nothing but the lock and the package lists' directory"
 
 
 @pytest.mark.network
@@ -334,6 +338,8 @@ def test_second_run_is_a_no_op_without_network(real_kernels):
     elapsed = time.monotonic() - start
     assert p.returncode == 0, p.stderr
     assert "nothing to do" in p.stdout
+    saw("test_kernels.py::test_second_run_is_a_no_op_without_network",
+        next(l for l in p.stdout.splitlines() if "nothing to do" in l))
     assert "downloading" not in p.stdout and "resolving" not in p.stdout
     assert elapsed < 5, f"warm run took {elapsed:.1f} s"
 

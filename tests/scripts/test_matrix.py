@@ -8,6 +8,7 @@ import pytest
 
 import retrofi_matrix
 from conftest import REPO
+from faultcheck import assert_one_error, saw
 from retrofi_errors import RetrofiError
 
 GOOD = textwrap.dedent("""\
@@ -251,7 +252,7 @@ def test_cli_reports_schema_errors_in_one_message(tmp_path, cli):
     bad = tmp_path / "kernel-matrix.yaml"
     bad.write_text(GOOD.replace("    abi: \"6.1.0-*\"\n", "    abi: \"6.1.0-*\"\n    abl: x\n"))
     p = cli("--matrix", str(bad), "kernels")
-    assert p.returncode == 1
-    assert p.stderr.startswith(f"retrofi: error: {bad}:16: unknown key 'abl'")
-    assert "Traceback" not in p.stderr
-    assert not (tmp_path / "kernel-matrix.lock").exists()
+    line = assert_one_error(p, f"{bad}:16: unknown key 'abl'", code=1, stream="stderr")
+    assert p.stderr.startswith(line)
+    saw("test_matrix.py::test_cli_reports_schema_errors_in_one_message", line)
+    assert sorted(os.listdir(tmp_path)) == ["kernel-matrix.yaml"], "no lock file, nothing else"

@@ -18,7 +18,8 @@ import retrofi_initramfs
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_run
-from conftest import REPO, oldest_default_real, run_cli
+from conftest import REPO, oldest_default_real, private_cache, run_cli
+from faultcheck import assert_one_error, saw
 
 GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
                "shims_in_force_are_in_the_installed_modules", "compat_selftest",
@@ -108,21 +109,26 @@ def test_matrix_finishes_under_tcg_when_kvm_faults_after_its_probe(tmp_path, mod
     bindir.mkdir()
     shutil.copy(os.path.join(REPO, "tests", "scripts", "fakes", "qemu-system-x86_64"), bindir)
     env = {"PATH": f"{bindir}:{os.environ['PATH']}", "REAL_QEMU": shutil.which("qemu-system-x86_64"),
-           "FAKE_QEMU_MODE": mode, "RETROFI_ACCEL": "auto"}
+           "FAKE_QEMU_MODE": mode, "RETROFI_ACCEL": "auto",
+           "RETROFI_CACHE": private_cache(tmp_path / "cache")}
     out = tmp_path / "out"
     p, report = _run_matrix("6.12", out, env)
     row = _assert_every_guest_test_passed(p, out, report, "6.12")
     assert report["accel"]["name"] == "kvm", "the probe passed"
     assert row["accel"] == "tcg" and row["notes"] == [f"rerun under tcg: {fault}"]
     assert f"6.12: rerun under tcg: {fault}" in p.stdout
+    line = next(l for l in p.stdout.splitlines() if "6.12: rerun under tcg: " in l)
+    saw("test_matrix_run.py::test_matrix_finishes_under_tcg_when_kvm_faults_after_its_probe",
+        line.split("] ", 1)[-1] if line.startswith("[") else line)
     assert "SeaBIOS" in open(row["logs"]["console"] + ".kvm-fault").read()
 
 
 def test_unknown_target_is_refused_before_any_work(tmp_path):
     p = run_cli("matrix", "--targets", "6.12 9.9", "--out", str(tmp_path / "out"))
-    assert p.returncode == 1
-    assert "unknown target '9.9'" in p.stderr and "6.12, 6.1" in p.stderr
-    assert not (tmp_path / "out").exists()
+    line = assert_one_error(p, "unknown target '9.9'", code=1, stream="stderr")
+    saw("test_matrix_run.py::test_unknown_target_is_refused_before_any_work", line)
+    assert "6.12, 6.1" in p.stderr
+    assert os.listdir(tmp_path) == [], "no output directory, nothing else"
 
 
 def test_list_prints_the_selection_as_json(tmp_path):

@@ -10,7 +10,9 @@ import pytest
 
 import retrofi_generate
 import retrofi_kernels
-from conftest import REPO, STACK_MODULES, assert_stack_built, modinfo
+from conftest import (REPO, STACK_MODULES, assert_stack_built, headers_compiler, modinfo,
+                      oldest_default_real, path_without)
+from faultcheck import assert_one_error, saw, tree_state
 
 MODULES = STACK_MODULES
 
@@ -23,9 +25,22 @@ def tree(fetched, tmp_path_factory):
     return r.out_path
 
 
-def make(tree, *args):
+def make(tree, *args, env=None):
     return subprocess.run(["make", "-C", tree, *args], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+                          stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def refused(tree, *args, what, fix=None, case=None, env=None):
+    """make in tree ends in one clear error (what, and a fix line) and
+    writes nothing in the tree; case: the fault table's test id, to which
+    the error line is reported."""
+    before = tree_state(tree)
+    p = make(tree, *args, env=env)
+    line = assert_one_error(p, what, fix=fix)
+    if case:
+        saw(case, line)
+    assert tree_state(tree) == before, "the refused make wrote in the tree"
+    return p
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +84,9 @@ def test_output_tree_needs_nothing_from_the_repository(fetched, tmp_path):
 
 @pytest.mark.network
 def test_missing_klib_is_one_clear_error(tree, tmp_path):
-    p = make(tree, f"KLIB={tmp_path}/nope")
-    assert p.returncode != 0
-    assert f"retrofi: error: {tmp_path}/nope: no kernel build tree" in p.stdout
-    assert "fix: " in p.stdout
+    refused(tree, f"KLIB={tmp_path}/nope", what=f"{tmp_path}/nope: no kernel build tree",
+            fix="KLIB=", case="test_output_tree.py::test_missing_klib_is_one_clear_error")
+    assert not os.path.exists(tmp_path / "nope")
 
 
 @pytest.mark.network
@@ -82,17 +96,42 @@ def test_built_in_cfg80211_target_is_refused(fetched, tree, tmp_path):
     klib = tmp_path / os.path.relpath(kt.headers, kt.root)
     config = klib / ".config"
     config.write_text(config.read_text().replace("CONFIG_CFG80211=m", "CONFIG_CFG80211=y"))
-    p = make(tree, f"KLIB={klib}")
-    assert p.returncode != 0
-    assert "has cfg80211 built in (CONFIG_CFG80211=y)" in p.stdout
-    assert not os.path.exists(os.path.join(tree, "include/retrofi/probes.h.tmp"))
+    refused(tree, f"KLIB={klib}", what=f"{klib}: the target kernel has cfg80211 built in "
+            "(CONFIG_CFG80211=y)", fix="CONFIG_CFG80211=m",
+            case="test_output_tree.py::test_built_in_cfg80211_target_is_refused")
 
 
 @pytest.mark.network
 def test_bad_api_level_is_refused(fetched, tree):
-    p = make(tree, f"KLIB={fetched.targets['6.12'].headers}", "API_LEVEL=two.six")
-    assert p.returncode != 0
-    assert "API_LEVEL=two.six is not a kernel version" in p.stdout
+    refused(tree, f"KLIB={fetched.targets['6.12'].headers}", "API_LEVEL=two.six",
+            what="API_LEVEL=two.six is not a kernel version", fix="API_LEVEL=2.6.26",
+            case="test_output_tree.py::test_bad_api_level_is_refused")
+
+
+@pytest.mark.network
+def test_a_compiler_the_headers_name_but_the_host_lacks_is_named_with_the_fix(fetched, tree, tmp_path):
+    """Debian's 5.10 headers name gcc-10, which a bookworm host lacks: the
+    probe step (the build's first) says which compiler, that it is not
+    installed, and the fix, and writes nothing; with CC= the check passes.
+    No build: the probe fails at once."""
+    kt = fetched.targets[oldest_default_real().name]
+    cc = headers_compiler(kt)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, PATH=path_without(tmp_path / "bin", cc), TMPDIR=str(tmp))
+    p = refused(tree, f"KLIB={kt.headers}", "probes", env=env,
+                what=f"{kt.headers}: {cc} is not installed: the compiler the target's headers name "
+                     f"(CC={cc} in their Makefile)", fix=f"install {cc}",
+                case="test_output_tree.py::test_a_compiler_the_headers_name_but_the_host_lacks_"
+                     "is_named_with_the_fix")
+    assert f"make CC={kt.cc}" in p.stdout, "the fix names the compiler the host has"
+    assert os.listdir(tmp) == [], "the probe left nothing behind"
+    # The fix: CC= a compiler the host has.
+    assert kt.cc and kt.cc != cc
+    check = subprocess.run(["sh", os.path.join(tree, "compat", "probe.sh"), "--check-cc", kt.headers,
+                            f"CC={kt.cc}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=env)
+    assert (check.returncode, check.stdout) == (0, ""), check.stdout
 
 
 @pytest.mark.network
@@ -126,9 +165,11 @@ def test_install_puts_the_stack_in_updates_and_depmod_prefers_it(fetched, tree, 
 @pytest.mark.network
 def test_uninstall_without_install_is_refused(fetched, tree, tmp_path):
     kt = fetched.targets["6.12"]
-    module_root(kt, tmp_path / "root")
-    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall")
-    assert p.returncode != 0 and "nothing installed by retrofi" in p.stdout
+    moddir = module_root(kt, tmp_path / "root")
+    before = tree_state(moddir)
+    refused(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall",
+            what="nothing installed by retrofi", fix="INSTALL_MOD_PATH")
+    assert tree_state(moddir) == before
 
 
 @pytest.mark.network
@@ -152,10 +193,9 @@ def test_install_signs_modules_with_the_given_key(fetched, tree, built, tmp_path
 @pytest.mark.network
 def test_missing_sign_key_is_refused(fetched, tree, tmp_path):
     kt = fetched.targets["6.12"]
-    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path}", f"SIGN_KEY={tmp_path}/nokey",
-             f"SIGN_CERT={tmp_path}/nocert", "install")
-    assert p.returncode != 0 and "file missing" in p.stdout
-    assert not os.path.exists(tmp_path / "lib")
+    refused(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path}", f"SIGN_KEY={tmp_path}/nokey",
+            f"SIGN_CERT={tmp_path}/nocert", "install", what="file missing", fix="PEM")
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.network
@@ -179,9 +219,9 @@ def test_defconfig_selects_the_drivers_built(fetched, tree, built):
 
 @pytest.mark.network
 def test_unknown_defconfig_is_refused(tree):
-    p = make(tree, "defconfig-nosuch")
-    assert p.returncode != 0
-    assert "unknown defconfig 'nosuch'" in p.stdout and "defconfig-hwsim" in p.stdout
+    p = refused(tree, "defconfig-nosuch", what="unknown defconfig 'nosuch'", fix="defconfig-hwsim",
+                case="test_output_tree.py::test_unknown_defconfig_is_refused")
+    assert "defconfig-hwsim" in p.stdout
 
 
 @pytest.mark.network
@@ -195,16 +235,16 @@ def test_too_old_kernel_is_refused(fetched, tree, tmp_path):
     version_h.write_text("\n".join(
         f"#define LINUX_VERSION_CODE {old}" if l.startswith("#define LINUX_VERSION_CODE") else l
         for l in text.splitlines()) + "\n")
-    p = make(tree, f"KLIB={klib}")
-    assert p.returncode != 0
-    assert "kernel 5.4 is older than 5.10, the oldest this tree supports" in p.stdout
+    refused(tree, f"KLIB={klib}", what=f"{klib}: kernel 5.4 is older than 5.10, the oldest this "
+            "tree supports", fix="API_LEVEL=", case="test_output_tree.py::test_too_old_kernel_is_refused")
 
 
 @pytest.mark.network
 def test_unconfigured_headers_are_refused(tree, tmp_path):
     (tmp_path / "Makefile").write_text("all:\n")
-    p = make(tree, f"KLIB={tmp_path}")
-    assert p.returncode != 0 and "not a configured kernel build tree" in p.stdout
+    refused(tree, f"KLIB={tmp_path}", what=f"{tmp_path}: not a configured kernel build tree",
+            fix="KLIB=", case="test_output_tree.py::test_unconfigured_headers_are_refused")
+    assert os.listdir(tmp_path) == ["Makefile"]
 
 
 @pytest.mark.network
