@@ -259,12 +259,14 @@ def _build_key(target, api_level, kbuild, sources, compile_targets):
     kbuild = kbuild.replace(str(probes), "<probes>").replace(REPO, "<repo>")
     h = hashlib.sha256("\0".join([target, str(api_level), kt.headers, kt.kernelrelease,
                                   kt.cc or "", cc, kbuild]).encode())
-    files = [os.path.join(probes, "retrofi", "probes.h"), os.path.join(OUT_TREE, "Kbuild.cflags")]
+    files = {"<probes>/retrofi/probes.h": os.path.join(probes, "retrofi", "probes.h")}
     for top in (os.path.join(REPO, "include"), os.path.join(OUT_TREE, "include")):
-        files += [os.path.join(top, rel) for rel in gen._tree_files(top)]
-    for path in files:
+        files.update({os.path.relpath(os.path.join(top, rel), REPO): os.path.join(top, rel)
+                      for rel in gen._tree_files(top)})
+    files["drivers/out-tree/Kbuild.cflags"] = os.path.join(OUT_TREE, "Kbuild.cflags")
+    for name, path in sorted(files.items()):
         with open(path, "rb") as f:
-            h.update(b"\0" + os.path.relpath(path, REPO).encode() + b"\0" + f.read())
+            h.update(b"\0" + name.encode() + b"\0" + f.read())
     for obj in sorted(sources):
         h.update(b"\0" + obj.encode() + b"\0" + sources[obj])
     return h.hexdigest()
