@@ -60,7 +60,8 @@ def spatch_floor(source_path, repo, work, jobs, spatch=None):
     t0 = time.monotonic()
     for rule in rules:
         p = subprocess.run([spatch or retrofi_generate.SPATCH, "--sp-file", rule.path,
-                            *retrofi_generate.SPATCH_OPTIONS, "--in-place",
+                            *retrofi_generate.SPATCH_OPTIONS,
+                            *retrofi_generate.REPORT_OPTIONS, "--in-place",
                             "--jobs", str(jobs), "--include-headers", "--dir", floor],
                            capture_output=True, text=True, cwd=work)
         if p.returncode != 0:

@@ -36,15 +36,17 @@ from retrofi_errors import RetrofiError
 # The rules and the spatch runner (re-exported: callers and tests use them
 # through this module).
 from retrofi_spatch import (  # noqa: F401
-    CACHE_FORMAT, DEFAULT_TIMEOUT, SPATCH, SPATCH_OPTIONS, _NO_CHANGE_MSG, Rule, SpatchCache,
-    _apply_patch, _apply_rules_to_file, apply_rules, check_rule_syntax, count_sites, default_cache_dir,
-    load_rules, run_spatch, spatch_version)
+    CACHE_FORMAT, DEFAULT_TIMEOUT, REPORT_OPTIONS, SPATCH, SPATCH_OPTIONS, _NO_CHANGE_MSG, Rule,
+    SpatchCache, _apply_patch, _apply_rules_to_file, apply_rules, check_rule_syntax, count_sites,
+    default_cache_dir, load_rules, parse_errors, run_spatch, spatch_version)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_JOBS = 2
 DEFAULT_NAME = "retrofi"
 # Files spatch is run on; everything else is copied verbatim.
 REWRITE_SUFFIXES = (".c", ".h")
+# Parse errors a rule's summary line lists (the rest are counted).
+UNPARSED_SHOWN = 6
 
 
 # ---------------------------------------------------------------- records
@@ -85,6 +87,9 @@ class RuleReport:
     sites_changed: int = 0
     applied: bool = True          # patches: False if it did not apply
     problem: str = ""             # patches: why it did not apply
+    # cocci: "path:line" of the C spatch could not parse in the files this
+    # rule read (it looked for no match there and left it unchanged)
+    unparsed: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -109,11 +114,18 @@ class GenerateResult:
         return sum(1 for r in self.rules if r.sites_changed)
 
     def summary(self):
-        lines = [f"rule {r.name}: {r.files_changed} files, "
-                 f"{r.sites_changed} sites"
-                 + (f" (not needed from {r.not_needed})" if r.not_needed else
-                    "" if r.must_match else " (must-match: no)")
-                 for r in self.rules]
+        lines = []
+        for r in self.rules:
+            lines.append(f"rule {r.name}: {r.files_changed} files, "
+                         f"{r.sites_changed} sites"
+                         + (f" (not needed from {r.not_needed})" if r.not_needed else
+                            "" if r.must_match else " (must-match: no)"))
+            if r.unparsed:
+                shown = ", ".join(r.unparsed[:UNPARSED_SHOWN])
+                more = len(r.unparsed) - UNPARSED_SHOWN
+                lines.append(f"  {len(r.unparsed)} parse error(s) in the files it read, "
+                             f"where it matched nothing: {shown}"
+                             + (f" and {more} more" if more > 0 else ""))
         lines.append(
             f"generated {self.out_path}: {self.file_count} files, "
             f"{self.rules_applied}/{len(self.rules)} rules applied, "
@@ -466,7 +478,7 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
         with open(os.path.join(source.path, rel), "rb") as f:
             contents.append((rel, f.read()))
     with _work_dir(os.path.dirname(tree)) as work:
-        rewritten, changes = apply_rules(
+        rewritten, changes, unparsed = apply_rules(
             [(rel, c) for rel, c in contents if rel.endswith(REWRITE_SUFFIXES)],
             rules, cache, timeout, work, spatch, jobs)
     for rel, content in contents:
@@ -476,6 +488,8 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
         for i, sites in changes.get(rel, ()):
             reports[i].files_changed += 1
             reports[i].sites_changed += sites
+        for i, lines in unparsed.get(rel, ()):
+            reports[i].unparsed += [f"{rel}:{n}" for n in lines]
 
     # 2. plain patches, in order, on the copied tree.
     for rule, rep in zip(rules, reports):

@@ -6,6 +6,7 @@ per rule and file.
 
     Rule         one file of semantic-patches/ with its parsed header
     SpatchCache  (rule, input content, spatch version + options) -> output
+                 and the lines of that content spatch could not parse
 
 Used by the generate stage (retrofi_generate); a failure is a RetrofiError
 naming the rule and the file.
@@ -31,9 +32,14 @@ SPATCH = os.environ.get("RETROFI_SPATCH", "/usr/bin/spatch")
 # --no-includes: rules only need the file itself (no type inference through
 # headers), which keeps each run independent of the rest of the tree and
 # makes a (rule, file) result a pure function of the two contents.
-SPATCH_OPTIONS = ("--very-quiet", "--no-includes", "--no-show-diff")
+SPATCH_OPTIONS = ("--no-includes", "--no-show-diff")
+# What every run prints (also in the cache key: the parse errors are cached
+# with the result). spatch leaves C it cannot parse out of the match,
+# unchanged, and still exits 0; these make it say so, one located
+# ' = File "<path>", line N, column C' line per error (parse_errors()).
+REPORT_OPTIONS = ("--quiet", "--parse-error-msg", "--verbose-parsing")
 DEFAULT_TIMEOUT = 120
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 
 
 @dataclass(frozen=True)
@@ -144,12 +150,32 @@ def spatch_version(spatch=None):
     return m.group(1)
 
 
+# What REPORT_OPTIONS make spatch print besides its errors: progress, the
+# files it skips, its per-token parse warnings and the parse error reports
+# (read by parse_errors()).
+_INFO_PREFIXES = ("Warning: PARSING", "init_defs", "HANDLING:", "Skipping:",
+                  "(ONCE) Expected tokens", "ERROR-RECOV:", "parsing pass",
+                  "parse error", " = File ", " = error in ", "  around = ",
+                  "  whole content = ", "badcount:", "bad:", "BAD:!!!!!")
+
+
 def _spatch_messages(stderr, default="(spatch printed nothing)"):
-    """spatch's own message, without its per-token parse warnings."""
+    """spatch's own message, without what it prints on every run."""
     keep = [l for l in stderr.splitlines()
-            if l.strip() and not l.startswith("Warning: PARSING")
-            and not l.startswith("init_defs")]
+            if l.strip() and not l.startswith(_INFO_PREFIXES)]
     return "\n".join(keep[-20:]) or default
+
+
+_PARSE_ERROR_AT = re.compile(r'^ = File "(.+)", line (\d+), column \d+', re.M)
+
+
+def parse_errors(output):
+    """{path as spatch was given it: sorted line numbers} of the parse
+    errors a run with REPORT_OPTIONS printed (spatch skipped that code)."""
+    out = {}
+    for m in _PARSE_ERROR_AT.finditer(output):
+        out.setdefault(m.group(1), set()).add(int(m.group(2)))
+    return {path: sorted(lines) for path, lines in out.items()}
 
 
 def check_rule_syntax(rule, spatch=None, timeout=DEFAULT_TIMEOUT):
@@ -177,17 +203,21 @@ def default_cache_dir():
 
 
 class SpatchCache:
-    """(rule content, input content, spatch version + options) -> output.
+    """(rule content, input content, spatch version + options) -> output
+    and parse errors.
 
     One file per key under <cache>/spatch/xx/<key>: "=" for unchanged,
-    "+" followed by the output content otherwise. Written atomically; an
-    unreadable or corrupt entry counts as a miss."""
+    "+" followed by the output content otherwise; beside it, under
+    <cache>/spatch-meta, <key>.parse: the input's lines spatch could not
+    parse (written first). Written atomically; an unreadable or corrupt
+    entry, or one without its .parse, counts as a miss."""
 
     def __init__(self, root, spatch_ver, options):
         self.root = os.path.join(root, "spatch")
         self.meta = os.path.join(root, "spatch-meta")
         self.options = tuple(options)
-        self.salt = "\0".join([CACHE_FORMAT, spatch_ver, *options]).encode()
+        self.salt = "\0".join([CACHE_FORMAT, spatch_ver, *options,
+                               *REPORT_OPTIONS]).encode()
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
@@ -201,20 +231,29 @@ class SpatchCache:
     def _path(self, key):
         return os.path.join(self.root, key[:2], key)
 
+    def _parse_path(self, key):
+        return os.path.join(self.meta, key[:2], key + ".parse")
+
     def get(self, key):
+        """(changed, output or None, [unparsed line]) or None (a miss)."""
         try:
             with open(self._path(key), "rb") as f:
                 data = f.read()
-        except OSError:
+            with open(self._parse_path(key)) as f:
+                unparsed = [int(n) for n in f.read().split()]
+        except (OSError, ValueError):
             return None
         if data[:1] == b"=" and len(data) == 1:
-            return (False, None)
+            return (False, None, unparsed)
         if data[:1] == b"+":
-            return (True, data[1:])
+            return (True, data[1:], unparsed)
         return None
 
-    def put(self, key, changed, output):
+    def put(self, key, changed, output, unparsed=()):
+        self._store(self._parse_path(key),
+                    "".join(f"{n}\n" for n in unparsed).encode())
         path = self._path(key)
+        tmp = None
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
@@ -223,10 +262,9 @@ class SpatchCache:
             os.replace(tmp, path)
         except OSError:
             # The cache is an optimisation: failing to store is not fatal.
-            try:
-                os.unlink(tmp)
-            except (OSError, UnboundLocalError):
-                pass
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     # Beside the results (under <cache>/spatch-meta): the changed-site
     # count of a changed result (a diff of two whole files), computed once.
@@ -287,7 +325,8 @@ _NO_CHANGE_MSG = "-o can not be applied because there are no modified files"
 
 def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
                options=None):
-    """Apply one rule to one file's content; return (changed, output).
+    """Apply one rule to one file's content; return (changed, output,
+    [line of content spatch could not parse]).
 
     spatch writes into workdir (a private temp directory), never in place."""
     src = os.path.join(workdir, "in", relpath)
@@ -300,7 +339,7 @@ def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
         os.unlink(dst)
     options = SPATCH_OPTIONS if options is None else options
     cmd = [spatch or SPATCH, "--sp-file", rule.path, *options,
-           src, "-o", dst]
+           *REPORT_OPTIONS, src, "-o", dst]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=timeout, cwd=workdir)
@@ -315,12 +354,13 @@ def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
                            where=spatch or SPATCH,
                            fix="apt-get install coccinelle")
     said = p.stderr + p.stdout
+    unparsed = parse_errors(said).get(src, [])
     if (p.returncode != 0 and not os.path.exists(dst)
             and _NO_CHANGE_MSG in said
             and not _spatch_messages(said.replace(_NO_CHANGE_MSG, ""),
                                      default="")):
         # spatch 1.1.1 exits 255 when -o is given and nothing changed.
-        return (False, None)
+        return (False, None, unparsed)
     if p.returncode != 0:
         raise RetrofiError(
             f"spatch failed (exit {p.returncode}) applying {rule.name}:\n"
@@ -328,12 +368,12 @@ def run_spatch(rule, content, relpath, workdir, timeout, spatch=None,
             where=f"{relpath} ({rule.path})",
             fix="fix the rule, or exclude the file")
     if not os.path.exists(dst):
-        return (False, None)
+        return (False, None, unparsed)
     with open(dst, "rb") as f:
         out = f.read()
     if out == content:
-        return (False, None)
-    return (True, out)
+        return (False, None, unparsed)
+    return (True, out, unparsed)
 
 
 def _batch_timeout(timeout, n, jobs):
@@ -345,7 +385,7 @@ def _batch_timeout(timeout, n, jobs):
 def run_spatch_batch(rule, items, workdir, timeout, spatch=None, options=None,
                      jobs=1):
     """Apply one rule to many files' contents in one spatch process (its
-    own --jobs workers); return {relpath: (changed, output)}.
+    own --jobs workers); return {relpath: (changed, output, unparsed lines)}.
 
     Each file is a group of its own (--file-groups), so it is rewritten
     exactly as a run on that file alone would rewrite it.  spatch works on
@@ -369,12 +409,14 @@ def run_spatch_batch(rule, items, workdir, timeout, spatch=None, options=None,
     groups = os.path.join(workdir, "groups")
     with open(groups, "w") as f:
         f.write("\n\n".join(paths) + "\n")
-    cmd = [spatch or SPATCH, "--sp-file", rule.path, *options, "--in-place",
+    cmd = [spatch or SPATCH, "--sp-file", rule.path, *options, *REPORT_OPTIONS, "--in-place",
            "--jobs", str(max(1, jobs)), "--file-groups", groups]
+    unparsed = {}
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir,
                            timeout=_batch_timeout(timeout, len(items), jobs))
         failed = p.returncode != 0
+        unparsed = parse_errors(p.stderr + p.stdout)
     except subprocess.TimeoutExpired:
         failed = True
     except OSError as e:
@@ -388,7 +430,8 @@ def run_spatch_batch(rule, items, workdir, timeout, spatch=None, options=None,
     for (rel, content), path in zip(items, paths):
         with open(path, "rb") as f:
             data = f.read()
-        out[rel] = (False, None) if data == content else (True, data)
+        lines = unparsed.get(path, [])
+        out[rel] = (False, None, lines) if data == content else (True, data, lines)
     shutil.rmtree(root, ignore_errors=True)
     return out
 
@@ -412,9 +455,11 @@ def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
 
     files: [(relpath, content)].  A rule is parsed on its own (for spatch's
     message) only when its run fails.  Returns ({relpath: final content},
-    {relpath: [(rule index, sites)]})."""
+    {relpath: [(rule index, sites)]}, {relpath: [(rule index, [line spatch
+    could not parse in what that rule read])]})."""
     contents = dict(files)
     changes = {rel: [] for rel in contents}
+    unparsed = {rel: [] for rel in contents}
     for i, rule in enumerate(rules):
         if rule.kind != "cocci":
             continue
@@ -437,16 +482,18 @@ def apply_rules(files, rules, cache, timeout, workdir, spatch=None, jobs=1):
                 check_rule_syntax(rule, spatch, timeout)
                 raise
             for rel, key in todo:
-                changed, out = ran[rel]
-                cache.put(key, changed, out or b"")
-                results[rel] = (changed, out)
+                changed, out, lines = ran[rel]
+                cache.put(key, changed, out or b"", lines)
+                results[rel] = (changed, out, lines)
         for rel in contents:
-            changed, out = results[rel]
+            changed, out, lines = results[rel]
+            if lines:
+                unparsed[rel].append((i, lines))
             if changed:
                 key = cache.key(rule.sha256, contents[rel])
                 changes[rel].append((i, cache.sites(key, contents[rel], out)))
                 contents[rel] = out
-    return contents, changes
+    return contents, changes, unparsed
 
 
 def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
@@ -463,12 +510,12 @@ def _apply_rules_to_file(rel, content, rules, cache, timeout, workdir,
         got = cache.get(key)
         if got is None:
             cache.count(False)
-            changed, out = run_spatch(rule, content, rel, workdir, timeout,
-                                      spatch, cache.options)
-            cache.put(key, changed, out or b"")
+            changed, out, lines = run_spatch(rule, content, rel, workdir, timeout,
+                                             spatch, cache.options)
+            cache.put(key, changed, out or b"", lines)
         else:
             cache.count(True)
-            changed, out = got
+            changed, out, _ = got
         if changed:
             changes.append((i, count_sites(content, out)))
             content = out

@@ -233,6 +233,21 @@ def test_changing_one_rule_reruns_only_that_rule(world):
     assert res.cache_hits == 4
 
 
+def test_parse_errors_in_files_a_rule_reads_are_reported_from_the_run_and_the_cache(world):
+    # d.c calls foo_new() (rule 0001 reads it) in a function spatch cannot
+    # parse: the call is left as it is, and the summary names the line.
+    write(os.path.join(world.src, "net", "foo", "d.c"),
+          "void d(void)\n{\n\tfoo_new(4);\n\tint x = ;\n}\n")
+    for res in (world.run(), world.run()):
+        rep = {r.name: r for r in res.rules}
+        assert rep["0001-foo"].unparsed == ["net/foo/d.c:4"]
+        assert rep["0002-bar"].unparsed == []
+        assert "1 parse error(s) in the files it read, where it matched nothing: " \
+            "net/foo/d.c:4" in res.summary()
+    assert res.cache_misses == 0
+    assert b"foo_new(4)" in snapshot(world.final)["net/foo/d.c"]
+
+
 def test_cache_key_includes_spatch_options(world, monkeypatch):
     world.run()
     monkeypatch.setattr(gen, "SPATCH_OPTIONS",

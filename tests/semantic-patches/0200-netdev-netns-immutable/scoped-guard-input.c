@@ -1,15 +1,30 @@
 // Test input for 0200-netdev-netns-immutable: the assignment sits in a
 // function that also uses scoped_guard(), shaped like 6.12's
-// cfg80211_netdev_notifier_call().
+// cfg80211_netdev_notifier_call() (which takes cfg80211's wiphy guard;
+// here a mutex guard on a stand-in for the registered device).
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
-#include <net/cfg80211.h>
 
-static int cfg80211_netdev_notifier_call(struct notifier_block *nb,
-					 unsigned long state, void *ptr)
+struct test_rdev {
+	struct mutex mtx;
+	int leaving;
+};
+
+struct test_wdev {
+	struct net_device *netdev;
+	struct test_rdev *rdev;
+};
+
+int test_netdev_notifier_call(struct notifier_block *nb,
+			      unsigned long state, void *ptr);
+
+int test_netdev_notifier_call(struct notifier_block *nb,
+			      unsigned long state, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct wireless_dev *wdev = dev->ieee80211_ptr;
-	struct cfg80211_registered_device *rdev = wiphy_to_rdev(wdev->wiphy);
+	struct test_wdev *wdev = (struct test_wdev *)dev->ieee80211_ptr;
+	struct test_rdev *rdev = wdev->rdev;
 
 	switch (state) {
 	case NETDEV_POST_INIT:
@@ -18,10 +33,12 @@ static int cfg80211_netdev_notifier_call(struct notifier_block *nb,
 		dev->netns_immutable = true;
 		break;
 	case NETDEV_GOING_DOWN:
-		scoped_guard(wiphy, &rdev->wiphy) {
-			cfg80211_leave(rdev, wdev);
+		scoped_guard(mutex, &rdev->mtx) {
+			rdev->leaving++;
 		}
 		break;
 	}
 	return NOTIFY_DONE;
 }
+
+MODULE_LICENSE("GPL");

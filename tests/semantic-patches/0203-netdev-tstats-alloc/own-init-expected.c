@@ -1,6 +1,7 @@
 // A file whose netdev ops have their own .ndo_init: the allocation
 // belongs there, which a rule cannot write, so an older kernel gets an
 // #error rather than netdevs without tstats.
+// does-not-build: 5.10, 5.10-api2.6.21: #error "retrofi 0203: this net_device_ops has its own .ndo_init
 #include <linux/module.h>
 #include <linux/netdevice.h>
 
@@ -17,6 +18,8 @@ static const struct net_device_ops test_ops = {
 	.ndo_init = test_init,
 };
 
+void test_setup(struct net_device *dev);
+
 void test_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &test_ops;
@@ -26,3 +29,5 @@ void test_setup(struct net_device *dev)
 #endif
 
 }
+
+MODULE_LICENSE("GPL");

@@ -1,7 +1,9 @@
 // Not matched on purpose: a callback that reads the parameters 5.17 added
 // cannot be called with NULL for them. The rule leaves it alone, and the
 // build on < 5.17 fails loudly instead of dereferencing NULL.
+// does-not-build: 5.10, 5.10-api2.6.21: invalid use of undefined type 'struct kernel_ethtool_ringparam'
 #include <linux/ethtool.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 
 static void test_get_ringparam(struct net_device *dev,
@@ -15,3 +17,5 @@ static void test_get_ringparam(struct net_device *dev,
 const struct ethtool_ops test_ethtool_ops = {
 	.get_ringparam = test_get_ringparam,
 };
+
+MODULE_LICENSE("GPL");
