@@ -18,7 +18,7 @@ import retrofi_matrix
 from conftest import REPO
 
 # The real default targets and the 2.6.21 shape (on its base, 5.10).
-TARGETS = ["6.12", "6.1", "5.10", "2.6.21"]
+TARGETS = ["5.10", "2.6.21", "6.1", "6.12"]
 JOBS = int(os.environ.get("RETROFI_JOBS", "2"))
 
 
