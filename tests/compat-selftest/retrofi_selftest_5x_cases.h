@@ -23,3 +23,4 @@
 	T(debugfs_removal_cancels_the_handlers_inside_it, debugfs_enter_cancellation),
 	T(mac_addr_str_len_is_a_printed_address, MAC_ADDR_STR_LEN),
 	TA(hwrng_msleep_sleeps_the_delay, hwrng_msleep, 6, 0, 0),
+	T(relay_open_takes_const_callbacks, relay_open),
