@@ -23,6 +23,7 @@ help:
 	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"
 	@echo "make check           run the test suite"
 	@echo "make check-debug     the tests that boot the debug kernel (built on first use, long)"
+	@echo "make check-options   every offered option built for 6.12, 6.1, 5.10 and the 2.6.21 shape"
 	@echo "make bench           speed figures against same-run baselines (COLD=1: + cold matrix)"
 	@echo "make kernels         fetch and unpack the source and target kernels into the cache"
 	@echo "make kernels-update  move the pins in kernel-matrix.lock to the newest packages"
@@ -78,6 +79,16 @@ check: bootstrap
 .PHONY: check-debug
 check-debug: bootstrap
 	$(PYTHON) -m pytest -ra tests/debug-kernel $(PYTEST_ARGS)
+
+# The all-options builds: the output tree with defconfigs/all (every
+# driver and every option a defconfig may set) for each real default
+# target and the 2.6.21 shape, zero warnings.  Not part of `make check`
+# (3-5 min per build on a quiet machine); make check proves, without a
+# build, that the all configuration turns every offered option on
+# (tests/scripts/test_config_all.py).
+.PHONY: check-options
+check-options: bootstrap
+	$(PYTHON) -m pytest -ra -s tests/all-options $(PYTEST_ARGS)
 
 # Speed against baselines measured in the same run: a table, and
 # bench/results/<date>-<host>.json compared with the previous result.

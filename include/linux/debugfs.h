@@ -6,6 +6,7 @@
 #define _RETROFI_LINUX_DEBUGFS_H
 
 #include_next <linux/debugfs.h>
+#include <linux/list.h>
 #include <retrofi/backport.h>
 #include <retrofi/probes.h>
 
@@ -24,5 +25,44 @@ int debugfs_change_name(struct dentry *dentry, const char *fmt, ...);
 RETROFI_CENSUS(debugfs_change_name, "6.14", "probed",
 	       "debugfs: add debugfs_change_name() (v6.14, title not verified)");
 #endif /* < 6.14 */
+
+/*
+ * struct debugfs_cancellation, debugfs_enter_cancellation(),
+ * debugfs_leave_cancellation() -- "debugfs: add API to allow debugfs
+ * operations cancellation" (v6.7). A handler that waits for something
+ * the remover may hold (cfg80211's wiphy_locked_debugfs_read() and _write()
+ * wait for a wiphy work while the wiphy mutex may be held by whoever
+ * removes the file) registers a cancel callback, which the removal of
+ * the file calls before it waits for the handler.
+ *
+ * Structural (a structure the target may define), probed: stable kernels
+ * may carry it. Before 6.7 the removal cannot be hooked in debugfs
+ * itself, so the stack's debugfs_remove() (and debugfs_remove_recursive(),
+ * the same function since 5.6) goes through backport_debugfs_remove()
+ * (compat/backport-6.7.c), which calls the cancel callback of every
+ * handler inside the file or directory it removes, then removes it. The
+ * structure has one member more than upstream's, the file's dentry, for
+ * that; the stack initialises the others by name. (The iwlwifi backports
+ * do the same.)
+ */
+#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
+struct debugfs_cancellation {
+	struct list_head list;
+	void (*cancel)(struct dentry *, void *);
+	void *cancel_data;
+	struct dentry *dentry;		/* retrofi: the file it cancels in */
+};
+
+#define debugfs_enter_cancellation LINUX_BACKPORT(debugfs_enter_cancellation)
+void debugfs_enter_cancellation(struct file *file,
+				struct debugfs_cancellation *cancellation);
+#define debugfs_leave_cancellation LINUX_BACKPORT(debugfs_leave_cancellation)
+void debugfs_leave_cancellation(struct file *file,
+				struct debugfs_cancellation *cancellation);
+#define debugfs_remove LINUX_BACKPORT(debugfs_remove)
+void debugfs_remove(struct dentry *dentry);
+RETROFI_CENSUS(debugfs_cancellation, "6.7", "structural",
+	       "debugfs: add API to allow debugfs operations cancellation (v6.7)");
+#endif /* < 6.7 */
 
 #endif /* _RETROFI_LINUX_DEBUGFS_H */

@@ -49,7 +49,7 @@ static inline void __list_cut_position(struct list_head *list,
 /*
  * The seed's list_cut_position() BUG()s where 6.12's returns without
  * cutting: on an empty @head, and on a singular @head when @entry is
- * neither @head nor its one entry. The body stays the seed's (DESIGN.md);
+ * neither @head nor its one entry. The body stays the seed's (docs/seeds.md);
  * at a forced API level the stack's only callers, ath9k's three in
  * xmit.c (6.12), never pass such arguments (a frame is the buffers
  * bf..bf->bf_lastbf, in a row on one list):

@@ -41,3 +41,50 @@
 #define __assign_str(dst) do { } while (0)
 #endif
 #endif /* < 6.10 */
+
+/*
+ * __vstring(), __assign_vstr() -- "tracing: Add __vstring() and
+ * __assign_vstr() helper macros" (v6.0): a string field filled in from a
+ * format and a va_list (ath's and mac80211's message tracepoints), up to
+ * TRACE_EVENT_STR_MAX bytes with its NUL.
+ *
+ * Structural (the tracing stages' macros). Before 6.0 no stage of
+ * <trace/trace_events.h> or <trace/perf.h> defines or undefines __vstring,
+ * and only the get_offsets stage reads a dynamic array's length (the others
+ * take -1, as upstream's stages do), so one definition with the length
+ * serves every pass. __assign_vstr() appears only in TP_fast_assign(),
+ * which the event callback and perf passes expand, where __get_str() is
+ * the entry's string; its body is 6.0's. __trace_event_vstr_len() and
+ * TRACE_EVENT_STR_MAX are 6.0's <linux/trace_events.h>.
+ */
+#if RETROFI_LINUX_LESS(6, 0, 0)
+#ifndef TRACE_EVENT_STR_MAX
+#define TRACE_EVENT_STR_MAX	512
+#endif
+#ifndef __trace_event_vstr_len
+#define __trace_event_vstr_len(fmt, va)			\
+({							\
+	va_list __ap;					\
+	int __ret;					\
+							\
+	va_copy(__ap, *(va));				\
+	__ret = vsnprintf(NULL, 0, fmt, __ap) + 1;	\
+	va_end(__ap);					\
+							\
+	min(__ret, TRACE_EVENT_STR_MAX);		\
+})
+#endif
+#undef __vstring
+#define __vstring(item, fmt, ap) __dynamic_array(char, item,		\
+		__trace_event_vstr_len(fmt, ap))
+#undef __assign_vstr
+#define __assign_vstr(dst, fmt, va)					\
+	do {								\
+		va_list __cp_va;					\
+		va_copy(__cp_va, *(va));				\
+		vsnprintf(__get_str(dst), TRACE_EVENT_STR_MAX, fmt, __cp_va); \
+		va_end(__cp_va);					\
+	} while (0)
+RETROFI_CENSUS(__vstring, "6.0", "structural",
+	       "tracing: Add __vstring() and __assign_vstr() helper macros (v6.0)");
+#endif /* < 6.0 */

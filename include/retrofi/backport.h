@@ -2,7 +2,8 @@
 /*
  * retrofi: the version tests every compat header uses.
  *
- * Three kinds of guard, and each shim says which it uses:
+ * Three kinds of guard, and each shim says which it uses (two narrower
+ * forms of the structural one follow them):
  *
  *  structural  RETROFI_LINUX_LESS(a, b, c)
  *      The target's real version. For changed signatures and structures,
@@ -23,6 +24,24 @@
  *      <retrofi/probes.h>, written once per KLIB by compat/probe.sh. The
  *      shim is used when the API level is forced below its version, or
  *      when the target's headers lack it.
+ *
+ * Two narrower forms of the structural guard, for a structural change
+ * that a stable kernel may have taken without changing its version. Like
+ * structural guards, the API level never forces them (the base's own
+ * signature or header is what the stack compiles against), and their
+ * census records say "structural":
+ *
+ *  structural, probed
+ *      RETROFI_LINUX_LESS(a, b, c) && !RETROFI_HAVE_sym
+ *      Below the version, unless compat/probe.sh found the API in the
+ *      target's headers (dev_sw_netstats_tx_add(), the rfkill hard
+ *      block reasons, tasklet_disable_in_atomic(), enum skb_drop_reason).
+ *
+ *  structural, by header
+ *      RETROFI_LINUX_LESS(a, b, c) && !__has_include_next("path")
+ *      For a header that appeared (<net/gso.h>, <kunit/visibility.h>):
+ *      below the version, unless the target has the header itself. The
+ *      preprocessor answers, so no probe is needed.
  */
 #ifndef _RETROFI_BACKPORT_H
 #define _RETROFI_BACKPORT_H

@@ -1158,6 +1158,47 @@ static void fire_pair(void)
 	trace_retrofi_selftest_pair_seen("wlan0", 3, "assoc");
 }
 
+static __printf(1, 2) void st_vstr(const char *fmt, ...)
+{
+	struct va_format vaf = { .fmt = fmt };
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.va = &args;
+	trace_retrofi_selftest_vstr(&vaf);
+	va_end(args);
+}
+
+static void fire_vstr(void)
+{
+	st_vstr("%s-%d", "vstr", 42);
+}
+
+/*
+ * __vstring() and __assign_vstr(): the record holds the formatted string,
+ * in a field exactly as long as it and its NUL (the length the get_offsets
+ * pass took from vsnprintf()).
+ */
+static const char *test_trace_event_with_vstring(void)
+{
+	const struct trace_event_raw_retrofi_selftest_vstr *rec =
+		(const void *)traced.data;
+	const char *err, *msg;
+
+	if (!IS_ENABLED(CONFIG_EVENT_TRACING))
+		return SKIP("the target has no event tracing");
+	err = trace_record("retrofi_selftest", "retrofi_selftest_vstr",
+			   event_retrofi_selftest_vstr.event.type, fire_vstr);
+	if (err)
+		return err;
+	msg = record_str(rec->__data_loc_msg);
+	if (!msg || strcmp(msg, "vstr-42"))
+		return "the record's string is not vstr-42";
+	if (rec->__data_loc_msg >> 16 != sizeof("vstr-42"))
+		return "the record's string field is not as long as the string";
+	return NULL;
+}
+
 static const char *test_trace_event_with_one_argument_assign_str(void)
 {
 	const struct trace_event_raw_retrofi_selftest_str *rec =
@@ -1248,6 +1289,7 @@ static const struct selftest tests[] = {
 	TX(x509_load_certificate_list_loads_and_stops_at_bad_entry,
 	   x509_load_certificate_list, 6, 3, 0),
 	T(trace_event_with_one_argument_assign_str, trace_retrofi_selftest_str),
+	T(trace_event_with_vstring, trace_retrofi_selftest_vstr),
 #include "retrofi_selftest_shapes_cases.h"
 #include "retrofi_selftest_5x_cases.h"
 #include "retrofi_selftest_7x_cases.h"

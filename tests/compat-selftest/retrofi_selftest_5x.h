@@ -7,7 +7,10 @@
  * here, not against the shim.
  */
 #include <kunit/visibility.h>
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
+#include <linux/hw_random.h>
+#include <linux/if_ether.h>
 #include <linux/ethtool.h>
 #include <linux/interrupt.h>
 #include <linux/ipv6.h>
@@ -16,9 +19,158 @@
 #include <linux/netdevice.h>
 #include <linux/of_net.h>
 #include <linux/random.h>
+#include <linux/relay.h>
 #include <linux/rfkill.h>
 #include <linux/spinlock.h>
 #include <net/inet_ecn.h>
+
+/*
+ * debugfs_enter_cancellation() (6.7): removing a file, or a directory above
+ * it, calls the cancel callback of each handler inside the file, once, with
+ * its data; a handler in a file that stays is not cancelled, and one that
+ * has left is not either. Before 6.7 the shim's list is what a removal
+ * walks (a handler's struct file only names the file's dentry there); 6.7's
+ * own needs a file opened through debugfs with a handler in it, which the
+ * selftest cannot open (the guest mounts debugfs only after the tests).
+ */
+#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
+static void st_debugfs_cancel(struct dentry *dentry, void *data)
+{
+	(*(int *)data)++;
+}
+
+static const char *test_debugfs_removal_cancels_the_handlers_inside_it(void)
+{
+	static const struct file_operations fops = { .owner = THIS_MODULE };
+	struct dentry *dir, *sub, *a, *b;
+	struct file fa = {}, fb = {}, fl = {};
+	int na = 0, nb = 0, nl = 0;
+	struct debugfs_cancellation ca = {
+		.cancel = st_debugfs_cancel, .cancel_data = &na,
+	}, cb = {
+		.cancel = st_debugfs_cancel, .cancel_data = &nb,
+	}, cl = {
+		.cancel = st_debugfs_cancel, .cancel_data = &nl,
+	};
+	const char *err = NULL;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return SKIP("the target has no debugfs");
+	dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	sub = debugfs_create_dir("sub", dir);
+	a = debugfs_create_file("a", 0400, sub, NULL, &fops);
+	b = debugfs_create_file("b", 0400, dir, NULL, &fops);
+	if (IS_ERR_OR_NULL(a) || IS_ERR_OR_NULL(b)) {
+		debugfs_remove(dir);
+		return "cannot create the debugfs files";
+	}
+	fa.f_path.dentry = a;
+	fa.f_inode = d_inode(a);
+	fb.f_path.dentry = b;
+	fb.f_inode = d_inode(b);
+	fl.f_path.dentry = a;
+	fl.f_inode = d_inode(a);
+	debugfs_enter_cancellation(&fa, &ca);
+	debugfs_enter_cancellation(&fb, &cb);
+	debugfs_enter_cancellation(&fl, &cl);
+	debugfs_leave_cancellation(&fl, &cl);
+	debugfs_remove(sub);
+	if (na != 1 || nb || nl)
+		err = "removing a directory did not cancel exactly the handler inside it";
+	debugfs_leave_cancellation(&fa, &ca);
+	if (!err) {
+		debugfs_remove(b);
+		if (nb != 1 || na != 1)
+			err = "removing a file did not cancel exactly its handler";
+	}
+	debugfs_leave_cancellation(&fb, &cb);
+	debugfs_remove(dir);
+	return err;
+}
+#else
+static const char *test_debugfs_removal_cancels_the_handlers_inside_it(void)
+{
+	return SKIP("the target's own debugfs cancellation (6.7) needs a handler in a file opened through debugfs");
+}
+#endif /* < 6.7 */
+
+/*
+ * hwrng_msleep() (6.0): a sleep of an hwrng that is not going away lasts
+ * the delay and returns 0 (the kernel's own waits on rng->dying, which the
+ * case sets up, uncompleted, where it is the kernel's that runs).
+ */
+static const char *test_hwrng_msleep_sleeps_the_delay(void)
+{
+	struct hwrng rng = { .name = "retrofi_selftest" };
+	unsigned long start;
+	long ret;
+
+#if !RETROFI_API_NEED(6, 0, 0, RETROFI_HAVE_hwrng_msleep)
+	init_completion(&rng.dying);
+#endif
+	start = jiffies;
+	ret = hwrng_msleep(&rng, 20);
+	if (ret)
+		return "hwrng_msleep() of a live hwrng returned nonzero";
+	if (time_before(jiffies, start + msecs_to_jiffies(20)))
+		return "hwrng_msleep() returned before the delay";
+	return NULL;
+}
+
+/*
+ * relay_open() of const callbacks (5.11): a channel opens and closes with
+ * a read-only callback struct that leaves callbacks unset, as ath9k's
+ * spectral scan passes (before 5.11 relay fills those in: in a module's
+ * read-only data that is a fault, which the splat scan reports). No file:
+ * no base name.
+ */
+#if IS_ENABLED(CONFIG_RELAY)
+static struct dentry *st_relay_create(const char *filename,
+				      struct dentry *parent, umode_t mode,
+				      struct rchan_buf *buf, int *is_global)
+{
+	return NULL;
+}
+
+static int st_relay_remove(struct dentry *dentry)
+{
+	return 0;
+}
+
+static const struct rchan_callbacks st_relay_cb = {
+	.create_buf_file = st_relay_create,
+	.remove_buf_file = st_relay_remove,
+};
+
+static const char *test_relay_open_takes_const_callbacks(void)
+{
+	struct rchan *chan;
+
+	chan = relay_open(NULL, NULL, 4096, 2, &st_relay_cb, NULL);
+	if (!chan)
+		return "relay_open() of const callbacks failed";
+	relay_close(chan);
+	return NULL;
+}
+#else
+static const char *test_relay_open_takes_const_callbacks(void)
+{
+	return SKIP("the target has no relay");
+}
+#endif
+
+/* MAC_ADDR_STR_LEN (6.15): the length of an address printed with %pM. */
+static const char *test_mac_addr_str_len_is_a_printed_address(void)
+{
+	static const u8 addr[ETH_ALEN] = { 0x02, 0x00, 0x00, 0xab, 0xcd, 0xef };
+	char buf[32];
+
+	if (MAC_ADDR_STR_LEN != 17)
+		return "MAC_ADDR_STR_LEN is not 17";
+	if (snprintf(buf, sizeof(buf), "%pM", addr) != MAC_ADDR_STR_LEN)
+		return "a printed address is not MAC_ADDR_STR_LEN long";
+	return NULL;
+}
 
 /* memset_after() (5.15): every byte after the member, and only those. */
 static const char *test_memset_after_sets_every_byte_after_the_member(void)

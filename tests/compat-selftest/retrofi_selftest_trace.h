@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A trace event written the 6.10+ way (__assign_str() with one argument),
- * built by the selftest so that <linux/tracepoint.h>'s shim is compiled in
- * every pass of the tracing stages, and fired at run time.
+ * Trace events written the 6.10+ way (__assign_str() with one argument)
+ * and the 6.0+ way (__vstring() and __assign_vstr(), a string from a format
+ * and a va_list, as ath's and mac80211's message tracepoints), built by the
+ * selftest so that <linux/tracepoint.h>'s shims are compiled in every pass
+ * of the tracing stages, and fired at run time.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM retrofi_selftest
@@ -24,6 +26,18 @@ TRACE_EVENT(retrofi_selftest_str,
 		__entry->v = v;
 	),
 	TP_printk("name=%s v=%d", __get_str(name), __entry->v)
+);
+
+TRACE_EVENT(retrofi_selftest_vstr,
+	TP_PROTO(struct va_format *vaf),
+	TP_ARGS(vaf),
+	TP_STRUCT__entry(
+		__vstring(msg, vaf->fmt, vaf->va)
+	),
+	TP_fast_assign(
+		__assign_vstr(msg, vaf->fmt, vaf->va);
+	),
+	TP_printk("%s", __get_str(msg))
 );
 
 #endif /* _RETROFI_SELFTEST_TRACE_H */

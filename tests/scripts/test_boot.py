@@ -210,7 +210,8 @@ def test_a_declared_skip_not_taken_fails_its_row_in_the_report():
 def test_the_matrix_declares_the_skips_the_selftests_print():
     """Each booted row declares the forced-API selftest's exported shims' cases
     (TX() in the selftest's tables) and, on a row without lockdep (not a
-    debug kernel's), the lockdep case of both selftests; each reason is
+    debug kernel's), the lockdep case of both selftests, and on a kernel
+    of 6.7 or later the debugfs cancellation case; each reason is
     what the module prints there, so the guest's log can be checked
     against the declaration."""
     import re
@@ -226,6 +227,10 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
     lockdep_case = re.search(r"\bT\((lockdep_is_held\w+), lockdep_is_held\)", tables).group(1)
     lockdep_skip = re.search(r'test_' + lockdep_case + r'\(void\)\n\{.*?SKIP\("([^"]*)"\)',
                              tables, re.S).group(1)
+    debugfs_case = re.search(r"\bT\((debugfs_removal\w+), debugfs_enter_cancellation\)",
+                             tables).group(1)
+    debugfs_skip = re.search(r'test_' + debugfs_case + r'\(void\)\n\{.*?return SKIP\("([^"]*\(6\.7\)[^"]*)"\)',
+                             tables, re.S).group(1)
     m = retrofi_matrix.load(os.path.join(root, "kernel-matrix.yaml"))
     forced = "compat_selftest_forced_api_2_6_21/"
     debug = {t.name for t in m.targets
@@ -239,6 +244,12 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
                 for case, api in exported.items()}
         if t.name not in debug and t.base not in debug:
             want.update({f"{parent}/{lockdep_case}": lockdep_skip
+                         for parent in ("compat_selftest", forced.rstrip("/"))})
+        # The kernel's own debugfs cancellation (6.7 and later): its case
+        # skips in both modules, since the shim is structural.
+        series = re.search(r"(\d+)\.(\d+)", m.real_target(t).name).group(1, 2)
+        if tuple(map(int, series)) >= (6, 7):
+            want.update({f"{parent}/{debugfs_case}": debugfs_skip
                          for parent in ("compat_selftest", forced.rstrip("/"))})
         assert {e.test: e.reason for e in t.expected_skips} == want, t.name
 

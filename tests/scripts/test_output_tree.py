@@ -203,7 +203,8 @@ def test_defconfig_selects_the_drivers_built(fetched, tree, built):
     kt = fetched.targets["6.12"]
     p = make(tree, "list-defconfigs")
     assert [l.split()[0] for l in p.stdout.splitlines() if l.startswith("defconfig-")] == \
-        ["defconfig-ath5k", "defconfig-ath9k", "defconfig-hwsim", "defconfig-wifi"]
+        ["defconfig-all", "defconfig-ath5k", "defconfig-ath9k", "defconfig-hwsim",
+         "defconfig-wifi"]
     try:
         p = make(tree, "defconfig-hwsim")
         assert p.returncode == 0

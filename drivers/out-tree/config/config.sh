@@ -4,10 +4,12 @@
 #
 #   config.sh <KLIB_BUILD> <tree> [<kernel source dir>]
 #
-# Reads config/options (every option of the stack, its value and what it
-# needs from the base kernel), the selected defconfig (<tree>/.retrofi-config,
-# else defconfigs/wifi: RETROFI_<DRIVER>=m and RETROFI_CONFIG_<NAME>=VALUE
-# overrides) and, of the target's .config, only the base facilities named
+# Reads config/options (every option of the stack, its value, whether a
+# defconfig may set it, and what it needs: base facilities or earlier
+# options), the selected defconfig (<tree>/.retrofi-config, else
+# defconfigs/wifi: RETROFI_<DRIVER>=m, RETROFI_CONFIG_<NAME>=VALUE
+# overrides, and RETROFI_ALL_OPTIONS=y: every option a defconfig may set
+# turned on) and, of the target's .config, only the base facilities named
 # after "needs".  Writes, atomically and only when an input changed:
 #   include/retrofi/config.h   #undef/#define of CONFIG_<NAME> for every
 #                              option, after the target's own autoconf.h
@@ -41,11 +43,17 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-config.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # name value reason, one line per option, the defconfig's overrides and
-# the base's facilities applied.
-awk -v selfile="$sel" -v kconfig="$klib/.config" '
+# the needs applied: a need is an earlier option of this file (its value
+# here) or else a facility of the target (its .config).
+awk -v selfile="$sel" -v kconfig="$klib/.config" -v optfile="$options" '
+function fail(msg) { print "retrofi: error: " msg > "/dev/stderr"; failed = 1; exit 1 }
 BEGIN {
+	while ((getline l < optfile) > 0)
+		if (l !~ /^[ \t]*(#|$)/) { split(l, w); known[w[1]] = 1 }
 	while ((getline l < selfile) > 0) {
-		if (l ~ /^RETROFI_CONFIG_[A-Z0-9_]+=/) {
+		if (l ~ /^RETROFI_ALL_OPTIONS=y$/) {
+			all = 1
+		} else if (l ~ /^RETROFI_CONFIG_[A-Z0-9_]+=/) {
 			n = l; sub(/=.*/, "", n); sub(/^RETROFI_CONFIG_/, "", n)
 			v = l; sub(/^[^=]*=/, "", v); override[n] = v
 		} else if (l ~ /^RETROFI_[A-Z0-9_]+=/) {
@@ -60,22 +68,47 @@ BEGIN {
 }
 /^[ \t]*(#|$)/ { next }
 {
-	name = $1; value = $2; why = ""
-	if (name in seen) { print "retrofi: error: option " name " listed twice" > "/dev/stderr"; exit 1 }
-	seen[name] = 1
+	name = $1; value = $2; why = ""; fixed = 0; nneeds = 0
+	if (name in seen) fail("option " name " listed twice")
+	for (i = 3; i <= NF; i++) {
+		if ($i == "fixed" && i == 3) fixed = 1
+		else if ($i == "needs") {
+			for (i++; i <= NF; i++) {
+				needs[++nneeds] = $i
+				if (($i in known) && !($i in seen))
+					fail("option " name " needs " $i ", which config/options lists after it; fix: move " $i " above it")
+			}
+		}
+		else fail("option " name ": unknown word " $i " (NAME VALUE [fixed] [needs NAME...])")
+	}
+	if (fixed && (name in override) && override[name] != value)
+		fail(selfile ": RETROFI_CONFIG_" name "=" override[name] ": the option is fixed at " value " (config/options says why); fix: remove the line")
 	if (value ~ /^sel:/) {
 		d = substr(value, 5); value = (driver[d] == "m") ? "m" : "n"
+	} else if (all && !fixed && value ~ /^[yn]$/) {
+		value = "y"
 	}
 	if (name in override) value = override[name]
-	if (value != "n" && $3 == "needs") {
-		for (i = 4; i <= NF; i++)
-			if (!($i in base)) { why = "the target has no CONFIG_" $i; value = "n"; break }
+	if (value != "n") {
+		for (i = 1; i <= nneeds; i++) {
+			n = needs[i]
+			if (n in seen) {
+				if (seen[n] == "n") { why = "CONFIG_" n " is off"; value = "n"; break }
+			} else if (!(n in base)) {
+				why = "the target has no CONFIG_" n; value = "n"; break
+			}
+		}
 	}
-	if (value !~ /^(y|m|n|-?[0-9]+|0x[0-9a-fA-F]+|"[^"]*")$/) {
-		print "retrofi: error: option " name ": bad value " value > "/dev/stderr"; exit 1
-	}
+	if (value !~ /^(y|m|n|-?[0-9]+|0x[0-9a-fA-F]+|"[^"]*")$/)
+		fail("option " name ": bad value " value)
+	seen[name] = value
 	print name "\t" value "\t" why
-}' "$options" > "$tmp/values" || die "$options: cannot be read (see above)"
+}
+END {
+	if (failed) exit 1
+	for (n in override)
+		if (!(n in seen)) fail(selfile ": RETROFI_CONFIG_" n ": no such option in config/options; fix: use an option config/options lists")
+}' "$options" > "$tmp/values" || die "$options and $sel: no configuration written (see above)"
 
 {
 	echo "/* SPDX-License-Identifier: GPL-2.0 */"

@@ -1,0 +1,169 @@
+"""The all configuration (defconfigs/all, RETROFI_ALL_OPTIONS=y) is the
+tree's allyesconfig: every option a defconfig may set is on in it, so the
+all-options builds (`make check-options`) compile every option the tree
+offers, and an option added to config/options cannot escape them unless it
+is marked fixed.  The needs between options are respected in every
+configuration; a defconfig cannot set a fixed option or one that does not
+exist.  No kernel needed: config/config.sh runs on a stand-in .config."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import REPO
+
+OUT_TREE = os.path.join(REPO, "drivers", "out-tree")
+
+
+def parse_options(path=os.path.join(OUT_TREE, "config", "options")):
+    """[(name, value, fixed, needs)] in file order."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if re.match(r"^\s*(#|$)", line):
+                continue
+            words = line.split()
+            fixed = len(words) > 2 and words[2] == "fixed"
+            needs = words[words.index("needs") + 1:] if "needs" in words else []
+            out.append((words[0], words[1], fixed, needs))
+    return out
+
+
+def facilities(options):
+    """The base facilities the options need (needs that are not options)."""
+    names = {o[0] for o in options}
+    return sorted({n for o in options for n in o[3] if n not in names})
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """The output tree's configuration files, and a stand-in target whose
+    .config has every base facility that an option needs, and what the
+    stack needs of any base (config/base)."""
+    t = tmp_path / "tree"
+    for d in ("config", "defconfigs"):
+        shutil.copytree(os.path.join(OUT_TREE, d), t / d)
+    klib = tmp_path / "klib"
+    klib.mkdir()
+    (klib / ".config").write_text(
+        "".join(f"CONFIG_{n}=y\n" for n in facilities(parse_options()))
+        + "".join(f"CONFIG_{l.split()[0]}=y\n" for l in open(os.path.join(OUT_TREE, "config", "base"))
+                  if l.strip() and not l.startswith("#"))
+        + "CONFIG_CFG80211=m\nCONFIG_MAC80211=m\n")
+    return t, klib
+
+
+def config(tree, defconfig_text):
+    t, klib = tree
+    (t / ".retrofi-config").write_text(defconfig_text)
+    p = subprocess.run(["sh", str(t / "config" / "config.sh"), str(klib), str(t)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    values = {}
+    if p.returncode == 0:
+        for line in (t / "include" / "retrofi" / "config.mk").read_text().splitlines():
+            m = re.match(r"^RETROFI_CONFIG_([A-Z0-9_]+) :=\s*(\S*)", line)
+            if m:
+                values[m.group(1)] = m.group(2) if not m.group(2).startswith("#") else ""
+    return p, values
+
+
+def defconfig(name):
+    with open(os.path.join(OUT_TREE, "defconfigs", name)) as f:
+        return f.read()
+
+
+def test_the_all_configuration_turns_on_every_option_a_defconfig_may_set(tree):
+    options = parse_options()
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert set(got) == {o[0] for o in options}
+    wrong = {}
+    for name, value, fixed, _ in options:
+        if fixed:
+            want = "" if value == "n" else value
+        elif value.startswith("sel:"):
+            want = "m"                          # every driver
+        elif value in ("y", "n"):
+            want = "y"
+        else:
+            want = value                        # a number or a string: its value
+        if got[name] != want:
+            wrong[name] = (got[name], want)
+    assert wrong == {}, "option: (all configuration, expected)"
+    # Nothing offered is off for a facility the stand-in target has: the
+    # needs between options are all met when every option is on.
+    header = (tree[0] / "include" / "retrofi" / "config.h").read_text()
+    assert re.findall(r"/\* CONFIG_\w+ off: .*\*/", header) == []
+
+
+def test_every_defconfig_is_contained_in_the_all_configuration(tree):
+    """What any defconfig turns on, the all configuration turns on too: a
+    driver or an override a defconfig offers is built by check-options."""
+    _, every = config(tree, defconfig("all"))
+    for name in sorted(os.listdir(os.path.join(OUT_TREE, "defconfigs"))):
+        p, got = config(tree, defconfig(name))
+        assert p.returncode == 0, (name, p.stdout)
+        on = {k for k, v in got.items() if v}
+        assert on <= {k for k, v in every.items() if v}, name
+        drivers = re.findall(r"^RETROFI_([A-Z0-9_]+)=m$", defconfig(name), re.M)
+        assert set(drivers) <= set(re.findall(r"^RETROFI_([A-Z0-9_]+)=m$",
+                                              defconfig("all"), re.M)), name
+
+
+def test_an_option_is_off_when_an_option_it_needs_is_off(tree):
+    p, got = config(tree, "RETROFI_ATH9K=m\nRETROFI_CONFIG_ATH9K_TX99=y\n"
+                          "RETROFI_CONFIG_CFG80211_CERTIFICATION_ONUS=y\n")
+    assert p.returncode == 0, p.stdout
+    assert got["ATH9K_TX99"] == "" and got["CFG80211_CERTIFICATION_ONUS"] == "y"
+    header = (tree[0] / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_ATH9K_TX99 off: CONFIG_ATH9K_DEBUGFS is off */" in header
+    # and on once what it needs is on
+    p, got = config(tree, "RETROFI_ATH9K=m\nRETROFI_CONFIG_ATH9K_TX99=y\n"
+                          "RETROFI_CONFIG_CFG80211_CERTIFICATION_ONUS=y\n"
+                          "RETROFI_CONFIG_CFG80211_DEBUGFS=y\nRETROFI_CONFIG_MAC80211_DEBUGFS=y\n"
+                          "RETROFI_CONFIG_ATH9K_DEBUGFS=y\n")
+    assert p.returncode == 0, p.stdout
+    assert got["ATH9K_TX99"] == "y" and got["ATH9K_COMMON_DEBUG"] == "y"
+
+
+def test_an_option_is_off_when_the_target_lacks_a_facility_it_needs(tree):
+    t, klib = tree
+    text = (klib / ".config").read_text()
+    (klib / ".config").write_text(text.replace("CONFIG_DEBUG_FS=y\n", ""))
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert got["CFG80211_DEBUGFS"] == "" and got["MAC80211_DEBUGFS"] == ""
+    assert got["ATH9K_DEBUGFS"] == "" and got["ATH9K_TX99"] == ""
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_CFG80211_DEBUGFS off: the target has no CONFIG_DEBUG_FS */" in header
+    assert "/* CONFIG_MAC80211_DEBUGFS off: CONFIG_CFG80211_DEBUGFS is off */" in header
+
+
+@pytest.mark.parametrize("line, message", [
+    ("RETROFI_CONFIG_ATH9K_HTC=m",
+     "RETROFI_CONFIG_ATH9K_HTC=m: the option is fixed at n (config/options says why); "
+     "fix: remove the line"),
+    ("RETROFI_CONFIG_ATH9K_NOSUCH=y",
+     "RETROFI_CONFIG_ATH9K_NOSUCH: no such option in config/options; fix: use an option "
+     "config/options lists"),
+])
+def test_a_defconfig_that_sets_a_fixed_or_unknown_option_is_refused(tree, line, message):
+    p, _ = config(tree, f"RETROFI_ATH9K=m\n{line}\n")
+    assert p.returncode != 0
+    assert message in p.stdout, p.stdout
+    assert not (tree[0] / "include" / "retrofi" / "config.mk").exists()
+
+
+def test_an_option_that_needs_a_later_option_is_refused(tree):
+    t, _ = tree
+    opts = t / "config" / "options"
+    text = opts.read_text()
+    line = re.search(r"^ATH9K_DEBUGFS .*\n", text, re.M).group(0)
+    opts.write_text(line + text.replace(line, ""))
+    p, _ = config(tree, defconfig("wifi"))
+    assert p.returncode != 0
+    assert "option ATH9K_DEBUGFS needs MAC80211_DEBUGFS, which config/options lists after " \
+           "it; fix: move MAC80211_DEBUGFS above it" in p.stdout, p.stdout
