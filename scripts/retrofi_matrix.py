@@ -99,7 +99,8 @@ SHAPES = "shapes"          # the selection of every shape target (TARGETS=shapes
 DEFAULT = "default"        # the selection of the default targets (as no TARGETS)
 SWEEP = "sweep"            # the sweep's selection of the families' build-only rows
 SWEEP_ALL = "sweep-all"    # every build-only row of every family
-SELECTIONS = (SHAPES, DEFAULT, SWEEP, SWEEP_ALL)
+RT = "rt"                  # every booted row of an rt flavour (TARGETS=rt)
+SELECTIONS = (SHAPES, DEFAULT, SWEEP, SWEEP_ALL, RT)
 BUILD_ONLY = "build-only"  # the kind of a family's rows
 FAMILY_ABI_RE = re.compile(r"^[a-z0-9*][a-z0-9.+*?-]*$")   # "*+deb13": every major
 ROW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+~-]*$")
@@ -269,7 +270,8 @@ class Matrix:
         The name "shapes" stands for every shape target on a real base (a
         shape on a build target's kernel is named on its own), "default"
         for the default targets, "sweep-all" for every build-only row of
-        the families and "sweep" for the sweep's share of them."""
+        the families, "sweep" for the sweep's share of them and "rt" for
+        every booted (kind: real) row of an rt flavour."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
@@ -284,6 +286,12 @@ class Matrix:
                                        where=self.path, fix="add targets with kind: shape")
             elif n in (SWEEP, SWEEP_ALL):
                 group = self.sweep(everything=n == SWEEP_ALL)
+            elif n == RT:
+                group = [t for t in self.targets if t.kind == "real"
+                         and t.flavour.startswith("rt-")]
+                if not group:
+                    raise RetrofiError("TARGETS=rt, but the matrix has no real target of an rt flavour",
+                                       where=self.path, fix="add a kind: real target with flavour: rt-amd64")
             else:
                 group = [self.target(n)]
             wanted += [t for t in group if t not in wanted]
@@ -433,7 +441,7 @@ def _target_name(m, what):
         raise _SchemaError(f"a target cannot be named '{name}'", _line(m, "name"),
                            f"rename it: TARGETS={SHAPES} selects every shape target, "
                            f"TARGETS={DEFAULT} the default ones, TARGETS={SWEEP} and "
-                           f"{SWEEP_ALL} the families' rows")
+                           f"{SWEEP_ALL} the families' rows, TARGETS={RT} the booted rt rows")
     return name
 
 

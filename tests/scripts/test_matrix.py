@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 import retrofi_matrix
+import retrofi_pins
 from conftest import REPO
 from faultcheck import assert_one_error, saw
 from retrofi_errors import RetrofiError
@@ -84,7 +85,42 @@ def test_shapes_selection_adds_to_named_targets_without_duplicates():
     assert "no shape target" in e.what and "kind: shape" in e.fix
 
 
-@pytest.mark.parametrize("group", ["shapes", "default"])
+def test_the_rt_rows_boot_the_rt_image_of_their_generic_rows_abi(repo):
+    m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
+    rt = m.select(["rt"])
+    assert [t.name for t in rt] == ["6.12-rt", "6.1-rt"]
+    assert not any(t.default for t in rt)            # two more boots: on demand only
+    pins = retrofi_pins.load_lock(retrofi_pins.lock_path(m.path))
+    for t in rt:
+        generic = m.target(t.name[:-len("-rt")])
+        assert (t.kind, t.flavour, t.abi, t.suites) == \
+            ("real", "rt-amd64", generic.abi, generic.suites)
+        entry = pins[t.key]
+        abi = entry["abi"]
+        names = {p["name"] for p in entry["packages"]}
+        # The rt image and headers, never the generic ones.
+        assert t.image_for(abi) == f"linux-image-{abi}-rt-amd64-unsigned" in names
+        assert t.headers_for(abi) == f"linux-headers-{abi}-rt-amd64" in names
+        assert f"linux-headers-{abi}-amd64" not in names
+        assert t.abi_from_headers(f"linux-headers-{abi}-rt-amd64") == abi
+        assert t.abi_from_headers(f"linux-headers-{abi}-amd64") is None
+        # The same ABI as the generic row: the rt row differs by the flavour alone.
+        assert abi == pins[generic.key]["abi"]
+        # The skips the selftests print on a kernel without lockdep.
+        assert t.expected_skips == generic.expected_skips
+
+
+def test_rt_selection_needs_an_rt_row_and_adds_to_named_ones():
+    e = parse_error_select(GOOD, "rt")
+    assert "no real target of an rt flavour" in e.what and "flavour: rt-amd64" in e.fix
+    m = retrofi_matrix.parse(GOOD.replace("    suites: [bookworm, bookworm-security]\n",
+                                          "    suites: [bookworm, bookworm-security]\n"
+                                          "    flavour: rt-amd64\n", 1))
+    assert [t.name for t in m.select(["rt", "6.1"])] == ["6.1"]
+    assert m.target("6.1").flavour == "rt-amd64"
+
+
+@pytest.mark.parametrize("group", ["shapes", "default", "rt"])
 def test_a_target_named_like_a_selection_group_is_refused(group):
     e = parse_error(GOOD.replace("name: shape-2.6.26", f"name: {group}"))
     assert f"cannot be named '{group}'" in e.what and "m.yaml:" in e.where
