@@ -17,3 +17,5 @@
 	T(dev_sw_netstats_tx_add_counts_packets_and_bytes, dev_sw_netstats_tx_add),
 	TX(netdev_tstats_reach_the_stats_of_a_registered_netdev, dev_get_tstats64,
 	   5, 11, 0),
+	T(free_attribute_frees_at_scope_exit, __free),
+	T(mutex_guard_releases_at_scope_exit, guard),
