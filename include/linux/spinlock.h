@@ -18,9 +18,10 @@
  * spin_unlock_bh() on leaving the scope, as in 6.12. Structural: a lock
  * class cannot be renamed for an API shape (guard() pastes its name), so
  * it is defined only where the target's headers lack it (probed); it
- * needs the target's DEFINE_LOCK_GUARD_1().
+ * needs DEFINE_LOCK_GUARD_1(), the target's or <linux/cleanup.h>'s shim.
  */
 #if RETROFI_LINUX_LESS(6, 12, 0) && !RETROFI_HAVE_spinlock_bh_guard
+#include <linux/cleanup.h>
 DEFINE_LOCK_GUARD_1(spinlock_bh, spinlock_t,
 		    spin_lock_bh(_T->lock),
 		    spin_unlock_bh(_T->lock))

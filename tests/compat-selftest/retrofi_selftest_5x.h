@@ -8,6 +8,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
+#include <linux/cleanup.h>
 #include <linux/etherdevice.h>
 #include <linux/hw_random.h>
 #include <linux/if_ether.h>
@@ -21,6 +22,7 @@
 #include <linux/random.h>
 #include <linux/relay.h>
 #include <linux/rfkill.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/inet_ecn.h>
 
@@ -526,3 +528,62 @@ typedef int st_ringparam_fn(struct net_device *dev,
 			    struct kernel_ethtool_ringparam *kernel_rp);
 static_assert(__builtin_types_compatible_p(st_ringparam_fn *,
 	int (*)(struct net_device *, struct kernel_ethtool_ringparam *)));
+
+/*
+ * __free() of <linux/cleanup.h>: a pointer declared __free(name) is passed
+ * to name's DEFINE_FREE() body when it leaves its scope, and no_free_ptr()
+ * hands it out instead. The free function counts its calls.
+ */
+static int st_cleanup_freed;
+DEFINE_FREE(st_counted_kfree, void *, if (_T) { st_cleanup_freed++; kfree(_T); })
+
+static void *st_cleanup_keep(void)
+{
+	void *p __free(st_counted_kfree) = kmalloc(16, GFP_KERNEL);
+
+	return_ptr(p);
+}
+
+static const char *test_free_attribute_frees_at_scope_exit(void)
+{
+	void *kept;
+
+	st_cleanup_freed = 0;
+	{
+		void *p __free(st_counted_kfree) = kmalloc(16, GFP_KERNEL);
+
+		if (!p)
+			return "kmalloc() failed";
+		if (st_cleanup_freed)
+			return "the pointer was freed before its scope ended";
+	}
+	if (st_cleanup_freed != 1)
+		return "the pointer was not freed once at the end of its scope";
+	kept = st_cleanup_keep();
+	if (!kept)
+		return "kmalloc() failed";
+	if (st_cleanup_freed != 1) {
+		kfree(kept);
+		return "return_ptr() did not keep the pointer from being freed";
+	}
+	kfree(kept);
+	return NULL;
+}
+
+/* guard(mutex): the mutex is held in the guard's scope and released after. */
+static const char *test_mutex_guard_releases_at_scope_exit(void)
+{
+	static DEFINE_MUTEX(lock);
+	bool held = false;
+
+	/* guard() in a block: scoped_guard() needs gnu11, 5.10 builds gnu89. */
+	{
+		guard(mutex)(&lock);
+		held = mutex_is_locked(&lock);
+	}
+	if (!held)
+		return "the mutex was not held in the scope";
+	if (mutex_is_locked(&lock))
+		return "the mutex stayed held after the scope";
+	return NULL;
+}

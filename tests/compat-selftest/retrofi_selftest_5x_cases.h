@@ -21,3 +21,5 @@
 	T(mac_addr_str_len_is_a_printed_address, MAC_ADDR_STR_LEN),
 	TA(hwrng_msleep_sleeps_the_delay, hwrng_msleep, 6, 0, 0),
 	T(relay_open_takes_const_callbacks, relay_open),
+	T(free_attribute_frees_at_scope_exit, __free),
+	T(mutex_guard_releases_at_scope_exit, guard),
