@@ -303,9 +303,13 @@ def judge(text, allowed_splats=(), timed_out=False, expected_skips=(), kmemleak=
     splats = retrofi_ktap.scan_splats(text, allowed_splats)
     fatal = retrofi_ktap.fatal_splats(splats)
     if timed_out:
+        # The results so far; not the parser's "died early", since the
+        # guest was stopped, not dead.
         reason = "guest did not power off before the timeout"
         if ktap.version is not None:
-            reason += f" ({ktap.summary()})"
+            c = ktap.counts()
+            reason += (f" ({c['ok']} passed, {c['not ok']} failed, {c['skip']} skipped of "
+                       f"{ktap.plan if ktap.plan is not None else '?'} planned)")
         return "timeout", reason, ktap, splats
     reasons = []
     if ktap.version is None or ktap.plan is None:
