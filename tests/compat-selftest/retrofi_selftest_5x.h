@@ -123,19 +123,21 @@ static const char *test_hwrng_msleep_sleeps_the_delay(void)
  * relay_open() of const callbacks (5.11): a channel opens and closes with
  * a read-only callback struct that leaves callbacks unset, as ath9k's
  * spectral scan passes (before 5.11 relay fills those in: in a module's
- * read-only data that is a fault, which the splat scan reports). No file:
- * no base name.
+ * read-only data that is a fault, which the splat scan reports).
  */
 #if IS_ENABLED(CONFIG_RELAY)
 static struct dentry *st_relay_create(const char *filename,
 				      struct dentry *parent, umode_t mode,
 				      struct rchan_buf *buf, int *is_global)
 {
-	return NULL;
+	*is_global = 1;
+	return debugfs_create_file(filename, mode, parent, buf,
+				   &relay_file_operations);
 }
 
 static int st_relay_remove(struct dentry *dentry)
 {
+	debugfs_remove(dentry);
 	return 0;
 }
 
@@ -144,14 +146,28 @@ static const struct rchan_callbacks st_relay_cb = {
 	.remove_buf_file = st_relay_remove,
 };
 
+/*
+ * A file in debugfs, as ath9k's spectral scan makes: without a base name
+ * 5.10's relay fails a channel whose create_buf_file() returns no dentry,
+ * and 5.11 and later warn when it returns one.
+ */
 static const char *test_relay_open_takes_const_callbacks(void)
 {
+	struct dentry *dir;
 	struct rchan *chan;
 
-	chan = relay_open(NULL, NULL, 4096, 2, &st_relay_cb, NULL);
-	if (!chan)
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return SKIP("the target has no debugfs");
+	dir = debugfs_create_dir("retrofi_selftest_relay", NULL);
+	if (IS_ERR_OR_NULL(dir))
+		return "debugfs_create_dir() failed";
+	chan = relay_open("st", dir, 4096, 2, &st_relay_cb, NULL);
+	if (!chan) {
+		debugfs_remove(dir);
 		return "relay_open() of const callbacks failed";
+	}
 	relay_close(chan);
+	debugfs_remove(dir);
 	return NULL;
 }
 #else
