@@ -44,6 +44,7 @@ import retrofi_census
 import retrofi_fs
 import retrofi_kernels
 import retrofi_progress
+import retrofi_toolchain
 from retrofi_errors import RetrofiError
 
 WARNING_RE = re.compile(r"\bwarning:|^WARNING:", re.M)
@@ -103,13 +104,16 @@ def tree_digest(tree):
     return h.hexdigest()
 
 
-def build_key(tree, kernel, api_level="", defconfig="wifi"):
+def build_key(tree, kernel, api_level="", defconfig="wifi", toolchain_key=""):
     h = hashlib.sha256()
     # The kernel by its real path: a cache reached through symlinks (a test's
     # private cache) shares the builds of the cache it links to.
     for part in (tree_digest(tree), os.path.realpath(kernel.root), kernel.version, api_level,
                  defconfig, kernel.cc):
         h.update(str(part).encode() + b"\0")
+    if toolchain_key:
+        # Built in a toolchain root: its packages' versions are the compiler.
+        h.update(f"toolchain:{toolchain_key}".encode() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -317,7 +321,9 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if os.path.isdir(os.path.join(tree, "defconfigs")) else []
         raise RetrofiError(f"unknown defconfig '{defconfig}'", where=tree,
                            fix="use one of: " + (", ".join(known) or "(the tree has none)"))
-    _check_toolchain(kernel)
+    # This machine's compiler and C library, or the row's toolchain root
+    # (retrofi_toolchain) when they cannot build for the kernel.
+    tc_root = retrofi_toolchain.for_kernel(kernel, cache)
     parent = os.path.join(cache, "build")
     # One build is kept per target, source and settings: building the
     # 2.6.21 shape of 6.1 does not remove the build of 6.1 itself, nor a
@@ -332,7 +338,8 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             # generate swaps a new one into its directory only when no one
             # reads it.
             with retrofi_fs.dir_lock(os.path.dirname(os.path.abspath(tree)), shared=True):
-                key = build_key(tree, kernel, api_level, defconfig)
+                key = build_key(tree, kernel, api_level, defconfig,
+                                tc_root.key if tc_root else "")
                 final = os.path.join(parent, f"{variant}-{key}")
                 with _target_lock(parent, variant):
                     state, fd = _claim(tree, parent, final, variant)
@@ -345,7 +352,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             fcntl.flock(wait, fcntl.LOCK_SH)
             os.close(wait)
         try:
-            result = _make(final, kernel, log_path, api_level, defconfig, jobs, fd)
+            result = _make(final, kernel, log_path, api_level, defconfig, jobs, fd, tc_root)
             with _target_lock(parent, variant):
                 if result.ok:
                     with open(os.path.join(final, STAMP + ".tmp"), "w") as f:
@@ -360,46 +367,6 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
     return result
 
 
-# The headers' prebuilt host programs that every module build runs.
-HOST_TOOLS = ("tools/objtool/objtool", "scripts/mod/modpost", "scripts/basic/fixdep")
-
-
-def _check_toolchain(kernel):
-    """Before any work, one error for what this machine lacks to build for
-    the kernel: the compiler its row names (its kernel's flags are that
-    compiler's; an older one refuses them), and a C library new enough
-    for the headers' prebuilt host programs."""
-    missing = []
-    if kernel.cc and not shutil.which(kernel.cc):
-        missing.append(f"the compiler {kernel.cc} (the kernel was built with it; an older "
-                       f"compiler refuses the flags in its headers' Makefile)")
-    for tool in HOST_TOOLS:
-        path = os.path.join(kernel.headers, tool)
-        if not os.access(path, os.X_OK):
-            continue
-        try:
-            p = subprocess.run([path], capture_output=True, text=True, timeout=30,
-                               env=dict(os.environ, SRCARCH="x86"))   # objtool's wrapper needs it
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        m = re.search(r"version `(GLIBC_[0-9.]+)' not found", p.stderr or "")
-        if m:
-            missing.append(f"a C library with {m.group(1)} for the headers' {tool} (this "
-                           f"machine has glibc {'.'.join(_libc_version())})")
-            break
-    if missing:
-        raise RetrofiError(f"target {kernel.name} cannot be built on this machine: it needs "
-                           + " and ".join(missing),
-                           where=kernel.headers,
-                           fix="build this row on the Debian release its kernel comes from "
-                               "(or a newer one), or leave it out of TARGETS")
-
-
-def _libc_version():
-    import platform
-    return platform.libc_ver()[1].split(".") or ["?"]
-
-
 def _source_suffix(tree):
     """"-src7.3": the source package's series, from the tree's versions file."""
     try:
@@ -410,7 +377,7 @@ def _source_suffix(tree):
     return f"-src{m.group(1)}" if m else ""
 
 
-def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
+def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd, tc_root=None):
     shared = jobs if isinstance(jobs, Jobserver) else None
     argv = ["make", "-C", work] + ([] if shared else [f"-j{jobs or os.cpu_count() or 2}"]) \
         + [f"KLIB={kernel.headers}"]
@@ -440,12 +407,14 @@ def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd):
                 shutil.copyfile(build_log, log_path)
                 return BuildResult(kernel.name, False, work, log_path, 0.0, (), (),
                                    reason=f"make defconfig-{defconfig} failed")
-        out.write("$ " + " ".join(argv) + (f"   # {shared.describe()}" if shared else "") + "\n")
+        out.write("$ " + " ".join(argv) + (f"   # {shared.describe()}" if shared else "")
+                  + (f"   # in the toolchain root {tc_root.path}" if tc_root else "") + "\n")
         out.flush()
+        run_argv, env = retrofi_toolchain.wrap(tc_root, argv, rw=[work], ro=[kernel.root],
+                                               env=shared.env() if shared else None)
         with _progress(kernel.name + (f" at API level {api_level}" if api_level else ""),
                        work, build_log):
-            p = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
-                               env=shared.env() if shared else None,
+            p = subprocess.run(run_argv, stdout=out, stderr=subprocess.STDOUT, env=env,
                                pass_fds=(lock_fd,) + (shared.fds() if shared else ()))
         out.write(f"{ENDED} {time.time_ns()} {p.returncode}\n")
     seconds = time.monotonic() - started

@@ -53,6 +53,7 @@ from typing import Tuple
 
 import retrofi_census
 import retrofi_kernels
+import retrofi_toolchain
 import retrofi_userland
 from retrofi_errors import RetrofiError
 
@@ -152,6 +153,8 @@ def install_backport(tree, target, dest, api_level=""):
         argv.append(f"API_LEVEL={api_level}")
     if target.cc:
         argv.append(f"CC={target.cc}")
+    argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree, dest],
+                                       ro=[target.root], env=env)
     out = _run(argv, f"make install of {tree} for target {target.name}", env=env)
     rebuilt = [l.strip() for l in out.splitlines() if l.strip().startswith(("CC [M]", "LD [M]"))]
     if rebuilt:
@@ -163,6 +166,12 @@ def install_backport(tree, target, dest, api_level=""):
         raise RetrofiError(f"make install put no modules into {updates}", where=tree,
                            fix=f"build the tree first: make -C {tree} KLIB={target.headers}")
     return updates
+
+
+def _toolchain_root(target):
+    """Where the target's modules are built: None (this machine) or the
+    toolchain root its build used (retrofi_toolchain)."""
+    return retrofi_toolchain.for_kernel(target, retrofi_kernels.cache_dir())
 
 
 def build_selftest(tree, target, workdir, api_level=""):
@@ -192,7 +201,9 @@ def build_selftest(tree, target, workdir, api_level=""):
         argv.append(f"RETROFI_SELFTEST_API_CODE={code}")
     if target.cc:
         argv.append(f"CC={target.cc}")
-    out = _run(argv, f"building the compat selftest for target {target.name}")
+    argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree],
+                                       ro=[target.root])
+    out = _run(argv, f"building the compat selftest for target {target.name}", env=env)
     if "warning:" in out:
         raise RetrofiError(f"the compat selftest builds with warnings:\n{out[-2000:]}", where=src)
     paths = [os.path.join(src, f"{m}.ko") for m in SELFTEST_MODULES]

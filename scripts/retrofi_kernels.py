@@ -61,6 +61,7 @@ class KernelTree:
     image: str         # the bootable kernel (vmlinuz)
     modules: str       # root/lib/modules/<kernelrelease>
     cc: str            # compiler override ("" = the headers' own)
+    toolchain: str = ""  # the row's toolchain root, for when this machine cannot build for it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -373,7 +374,7 @@ def _headers_record(root, target, entry, flavour_headers):
                            fix="run `make kernels-update`; check the family's headers: pattern")
     return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
                       headers=flavour_headers, kernelrelease=krel, image="", modules="",
-                      cc=target.cc)
+                      cc=target.cc, toolchain=target.toolchain)
 
 
 def _target_record(directory, target, entry):
@@ -406,7 +407,8 @@ def _target_record(directory, target, entry):
                            where=flavour_headers, fix="check the target's headers: package pattern")
     return KernelTree(name=target.name, abi=entry["abi"], version=entry["version"], root=root,
                       headers=flavour_headers, kernelrelease=krel, image=image,
-                      modules=os.path.join(root, mods, krel), cc=target.cc)
+                      modules=os.path.join(root, mods, krel), cc=target.cc,
+                      toolchain=target.toolchain)
 
 
 # ---------------------------------------------------------------- the stage

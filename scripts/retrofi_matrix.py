@@ -34,6 +34,14 @@ Schema (version 1):
         headers: "linux-headers-{abi}-{flavour}"           # optional
         image: "linux-image-{abi}-{flavour}-unsigned"       # optional
         cc: gcc-12                      # optional compiler override
+        toolchain: trixie               # optional: when this machine cannot build
+                                        # for the kernel (no `cc:` compiler, or a
+                                        # C library older than the headers' host
+                                        # programs need), build in that Debian
+                                        # release's toolchain root, unpacked into
+                                        # the cache (scripts/retrofi_toolchain.py,
+                                        # needs root); without it such a row is
+                                        # refused before any work
         # kind: shape (API shape of an older kernel on a real base)
         base: "6.1"                     # name of a real (or build) target
         api_level: "2.6.26"             # kernel version whose API is shown
@@ -74,6 +82,7 @@ Schema (version 1):
         flavours: [amd64, rt-amd64, cloud-amd64]
         headers: "linux-headers-{abi}-{flavour}"           # optional
         cc: gcc-12                                         # optional
+        toolchain: trixie                                  # optional, as above
         note: "free text"                                  # optional
 """
 
@@ -192,8 +201,20 @@ def _target_name(m, what):
     return name
 
 
+def _toolchain(m, what):
+    """toolchain: one of retrofi_toolchain.TOOLCHAINS, or ""."""
+    import retrofi_toolchain
+    name = _str(m, "toolchain", what, default="")
+    if name and name not in retrofi_toolchain.TOOLCHAINS:
+        raise _SchemaError(f"{what}.toolchain: unknown toolchain '{name}'", _line(m, "toolchain"),
+                           "use one of: " + ", ".join(sorted(retrofi_toolchain.TOOLCHAINS))
+                           + " (scripts/retrofi_toolchain.py)")
+    return name
+
+
 def _parse_family(m, what):
-    _check_keys(m, {"name", "kind", "suites", "abi", "flavours", "headers", "cc", "note"},
+    _check_keys(m, {"name", "kind", "suites", "abi", "flavours", "headers", "cc", "toolchain",
+                    "note"},
                 ["name", "kind", "suites", "abi", "flavours"], what)
     name = _target_name(m, what)
     what = f"family '{name}'"
@@ -210,6 +231,7 @@ def _parse_family(m, what):
     return Family(name=name, suites=_suites(m, what), abi=_str(m, "abi", what, FAMILY_ABI_RE),
                   flavours=tuple(flavours), headers=headers,
                   cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""),
+                  toolchain=_toolchain(m, what),
                   note=_str(m, "note", what, default=""))
 
 
@@ -217,7 +239,7 @@ def _parse_target(m, index):
     what = f"targets[{index}]"
     common = {"name", "kind", "default", "boot_timeout", "event_timeout", "kernel_args",
               "allowed_splats", "expected_skips", "note", "source"}
-    real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc"}
+    real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc", "toolchain"}
     shape_keys = common | {"base", "api_level"}
     build_keys = common | {"config"}
     if not isinstance(m, dict):
@@ -281,7 +303,8 @@ def _parse_target(m, index):
             flavour=_str(m, "flavour", what, PKG_GLOB_RE, "amd64"),
             headers=_str(m, "headers", what, default=DEFAULT_HEADERS),
             image=_str(m, "image", what, default=DEFAULT_IMAGE),
-            cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""))
+            cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""),
+            toolchain=_toolchain(m, what))
         for key in ("headers", "image"):
             if "{abi}" not in fields[key]:
                 raise _SchemaError(f"{what}.{key} must contain {{abi}}", _line(m, key),

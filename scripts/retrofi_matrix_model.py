@@ -80,6 +80,7 @@ class Target:
     headers: str = DEFAULT_HEADERS
     image: str = DEFAULT_IMAGE
     cc: str = ""
+    toolchain: str = ""        # a retrofi_toolchain root to build in when this machine cannot
     base: str = ""
     api_level: str = ""
     config: str = ""           # kind: build: the config fragment's absolute path
@@ -135,6 +136,7 @@ class Family:
     flavours: tuple
     headers: str = DEFAULT_HEADERS
     cc: str = ""
+    toolchain: str = ""
     note: str = ""
 
     @property
@@ -146,6 +148,7 @@ class Family:
         return Target(name=f"{abi}-{flavour}" if abi else self.name, kind=BUILD_ONLY,
                       default=False, suites=self.suites, abi=abi or self.abi,
                       flavour=flavour, headers=self.headers, image="", cc=self.cc,
+                      toolchain=self.toolchain,
                       family=self.name, version=version)
 
 
