@@ -155,7 +155,7 @@ def install_backport(tree, target, dest, api_level=""):
         argv.append(f"CC={target.cc}")
     argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree, dest],
                                        ro=[target.root], env=env)
-    out = _run(argv, f"make install of {tree} for target {target.name}", env=env)
+    out = _run(argv, f"make install of {tree} for target {target.name}", cwd=tree, env=env)
     rebuilt = [l.strip() for l in out.splitlines() if l.strip().startswith(("CC [M]", "LD [M]"))]
     if rebuilt:
         raise RetrofiError(f"make install rebuilt the stack instead of installing the build "
@@ -203,7 +203,7 @@ def build_selftest(tree, target, workdir, api_level=""):
         argv.append(f"CC={target.cc}")
     argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree],
                                        ro=[target.root])
-    out = _run(argv, f"building the compat selftest for target {target.name}", env=env)
+    out = _run(argv, f"building the compat selftest for target {target.name}", cwd=src, env=env)
     if "warning:" in out:
         raise RetrofiError(f"the compat selftest builds with warnings:\n{out[-2000:]}", where=src)
     paths = [os.path.join(src, f"{m}.ko") for m in SELFTEST_MODULES]

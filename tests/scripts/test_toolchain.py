@@ -337,6 +337,7 @@ def test_a_module_builds_in_the_toolchain_root_for_a_kernel_this_machine_cannot_
     (tree / "Makefile").write_text("all:\n\t$(MAKE) -C $(KLIB) M=$(CURDIR) modules\n")
     (tree / "Kbuild").write_text("obj-m += tiny.o\n")
     (tree / "tiny.c").write_text('#include <linux/module.h>\nMODULE_LICENSE("GPL");\n'
+                                 'MODULE_DESCRIPTION("built in a toolchain root");\n'
                                  "static int __init t_init(void) { return 0; }\n"
                                  "module_init(t_init);\n")
     result = retrofi_build.build(str(tree), kernel, str(tmp_path / "b.log"), cache=str(cache), jobs=2)
