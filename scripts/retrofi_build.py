@@ -4,6 +4,11 @@ In:  the output tree (GenerateResult.out_path) and a KernelTree.
 Out: a BuildResult naming the built tree (a private copy per target and
      build settings, so targets build side by side), its log and warnings.
 
+A target this machine cannot build for (its row's compiler missing, or a C
+library older than its headers' host programs need) is built in its row's
+toolchain root (retrofi_toolchain), and the root's key is part of the
+build's; without one it is refused before any work.
+
 The copy lives in <cache>/build/<target>[-api<API_LEVEL>][-<defconfig>]-<key>/,
 key = hash of the output tree's content, the target's kernel, API_LEVEL and
 defconfig.  It is built in place (Kbuild records absolute paths, so it is
