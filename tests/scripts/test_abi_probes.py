@@ -103,7 +103,7 @@ def decisions(kt, tmp_path, code):
     teardown = re.findall(r"\b(timer_shutdown_sync|del_timer_sync)\(&t\)", out)
     assert count in ("list_count_nodes", "backport_list_count_nodes"), count
     assert len(teardown) == 1, teardown
-    return probes.read_text(), {
+    return probes, {
         "list_count_nodes": "own" if count == "list_count_nodes" else "shim",
         "timer_shutdown": "own" if teardown[0] == "timer_shutdown_sync" else "shim"}
 
