@@ -26,6 +26,9 @@
 #include <linux/spinlock.h>
 #include <net/inet_ecn.h>
 
+/* min() and max() with 6.7's check: their own header, compiled alone too. */
+#include "retrofi_selftest_minmax.h"
+
 /*
  * debugfs_enter_cancellation() (6.7): removing a file, or a directory above
  * it, calls the cancel callback of each handler inside the file, once, with

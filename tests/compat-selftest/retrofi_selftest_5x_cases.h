@@ -23,3 +23,4 @@
 	T(relay_open_takes_const_callbacks, relay_open),
 	T(free_attribute_frees_at_scope_exit, __free),
 	T(mutex_guard_releases_at_scope_exit, guard),
+	T(min_max_compare_an_unsigned_with_a_positive_int_constant, min),

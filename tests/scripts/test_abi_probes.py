@@ -1,8 +1,9 @@
 """The probes, not the version, choose the shims: on the oldest and the
-newest ABI the archive serves of one major (6.1), the compat headers and
-the rewritten code take the target's own API exactly where its headers have
-it. No build: compat/probe.sh on each header tree, then the preprocessor
-alone on a tiny file, as the output tree compiles it."""
+newest ABI the archive serves of one major (6.1, 5.10), the compat headers
+and the rewritten code take the target's own API exactly where its headers
+have it. No build of the stack: compat/probe.sh on each header tree, then
+the preprocessor alone on a tiny file, or the compiler on one, as the
+output tree compiles it."""
 
 import os
 import re
@@ -11,6 +12,7 @@ import subprocess
 
 import pytest
 
+import retrofi_census
 import retrofi_debversion
 import retrofi_kernels
 import retrofi_matrix
@@ -30,17 +32,21 @@ size_t retrofi_decide_count(struct list_head *h)
 """
 
 
-@pytest.fixture(scope="module")
-def oldest_and_newest():
-    """The oldest and the newest generic (amd64) ABI of the 6.1 family, as
-    pinned in kernel-matrix.lock, with their headers fetched."""
+def oldest_and_newest_of(family):
+    """The oldest and the newest generic (amd64) ABI of a family, as pinned
+    in kernel-matrix.lock, with their headers fetched."""
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
-    rows = sorted((t for t in m.targets if t.family == FAMILY
-                   and t.flavour == m.family(FAMILY).flavours[0]),
+    rows = sorted((t for t in m.targets if t.family == family
+                   and t.flavour == m.family(family).flavours[0]),
                   key=lambda t: retrofi_debversion.sort_key(t.version))
-    assert len(rows) >= 2, f"family {FAMILY} has {len(rows)} pinned ABIs: run make kernels-update"
+    assert len(rows) >= 2, f"family {family} has {len(rows)} pinned ABIs: run make kernels-update"
     k = retrofi_kernels.fetch(m, [rows[0].name, rows[-1].name], with_source=False).targets
     return k[rows[0].name], k[rows[-1].name]
+
+
+@pytest.fixture(scope="module")
+def oldest_and_newest():
+    return oldest_and_newest_of(FAMILY)
 
 
 def target_has(kt, header, declaration):
@@ -53,33 +59,51 @@ def target_has(kt, header, declaration):
     raise AssertionError(f"no {header} in {src}")
 
 
-def decisions(kt, tmp_path, code):
-    """What the output tree's headers choose against kt: probe.sh writes
-    probes.h, then `make <file>.i` preprocesses code as every file of the
-    tree is (compat headers first, retrofi/version.h force-included).
-    Returns (probes.h, {api: "own" | "shim"})."""
+def probed_tree(kt, tmp_path):
+    """The output tree's include/ for kt, with the probes.h that
+    compat/probe.sh writes from kt's own headers: (tree, probes.h text)."""
     tree = tmp_path / kt.name
     shutil.copytree(os.path.join(REPO, "include"), tree / "include")
     shutil.copy(os.path.join(REPO, "drivers", "out-tree", "include", "retrofi", "version.h"),
                 tree / "include" / "retrofi" / "version.h")
     probes = tree / "include" / "retrofi" / "probes.h"
-    cc = [f"CC={kt.cc}"] if kt.cc else []
     p = subprocess.run(["sh", os.path.join(REPO, "compat", "probe.sh"), kt.headers,
-                        os.path.join(REPO, "compat", "probes.list"), str(probes)] + cc,
+                        os.path.join(REPO, "compat", "probes.list"), str(probes)] + cc_of(kt),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
-    (tree / "decide.c").write_text(code + LIST_CALLER)
+    return tree, probes.read_text()
+
+
+def cc_of(kt):
+    return [f"CC={kt.cc}"] if kt.cc else []
+
+
+def make_decide(kt, tree, code, target):
+    """`make <target>` of decide.c (code) with kt's Kbuild, as every file of
+    the output tree is made: compat headers first, retrofi/version.h
+    force-included."""
+    (tree / "decide.c").write_text(code)
     (tree / "Kbuild").write_text("obj-m += decide.o\n")
     flags = f"-I{tree}/include -include {tree}/include/retrofi/version.h"
-    p = subprocess.run(["make", "-C", kt.headers, f"M={tree}", f"NOSTDINC_FLAGS={flags}",
-                        "decide.i"] + cc, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(["make", "-C", kt.headers, f"M={tree}", f"NOSTDINC_FLAGS={flags}",
+                           target] + cc_of(kt),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def decisions(kt, tmp_path, code):
+    """What the output tree's headers choose against kt: probe.sh writes
+    probes.h, then `make <file>.i` preprocesses code as every file of the
+    tree is (compat headers first, retrofi/version.h force-included).
+    Returns (probes.h, {api: "own" | "shim"})."""
+    tree, probes = probed_tree(kt, tmp_path)
+    p = make_decide(kt, tree, code + LIST_CALLER, "decide.i")
     assert p.returncode == 0, p.stdout[-3000:]
     out = (tree / "decide.i").read_text()
     count = re.search(r"return (\w+)\(h\);", out).group(1)
     teardown = re.findall(r"\b(timer_shutdown_sync|del_timer_sync)\(&t\)", out)
     assert count in ("list_count_nodes", "backport_list_count_nodes"), count
     assert len(teardown) == 1, teardown
-    return probes.read_text(), {
+    return probes, {
         "list_count_nodes": "own" if count == "list_count_nodes" else "shim",
         "timer_shutdown": "own" if teardown[0] == "timer_shutdown_sync" else "shim"}
 
@@ -106,3 +130,65 @@ def test_the_probes_not_the_version_choose_the_shims_on_two_abis_of_one_major(ol
     assert old.version.split(".")[:2] == new.version.split(".")[:2]
     assert chosen[old.name]["list_count_nodes"] == "shim", chosen
     assert chosen[new.name]["list_count_nodes"] == "own", chosen
+
+
+# The stack's two calls that 5.10's strict min() and max() refused with a
+# warning (mac80211's scan.c: an unsigned long against an int constant;
+# cfg80211's sme.c: a u8 against one), and the compat selftest's case of
+# them, whose build-time checks fail the compile if a min() or max() gives
+# a wrong type or value.
+MINMAX_CALLER = """
+#include <linux/module.h>
+#include <linux/jiffies.h>
+#include "retrofi_selftest_minmax.h"
+
+unsigned long retrofi_decide_scan_delay(unsigned int ms);
+unsigned long retrofi_decide_scan_delay(unsigned int ms)
+{
+	return max(msecs_to_jiffies(ms), HZ / 9);
+}
+
+size_t retrofi_decide_ssid_len(const u8 *datalen);
+size_t retrofi_decide_ssid_len(const u8 *datalen)
+{
+	return min(*datalen, 32);
+}
+
+const char *retrofi_decide_minmax_case(void);
+const char *retrofi_decide_minmax_case(void)
+{
+	return test_min_max_compare_an_unsigned_with_a_positive_int_constant();
+}
+MODULE_LICENSE("GPL");
+"""
+
+
+@pytest.mark.network
+def test_min_max_of_an_unsigned_and_a_positive_constant_build_on_the_oldest_and_newest_5_10(
+        tmp_path):
+    """Debian's 5.10.0-30 (5.10.218) predates stable's update of
+    <linux/minmax.h> (5.10.246) that 5.10.0-46 (5.10.262) has: the probe
+    finds the strict min() and max() on the first only, and the shim that
+    relaxes them is compiled there (its census records are in the object)
+    and nowhere else. On both, the stack's calls and the selftest case
+    compile without a warning."""
+    old, new = oldest_and_newest_of("all-5.10")
+    shimmed = {}
+    for kt in (old, new):
+        tree, probes = probed_tree(kt, tmp_path)
+        shutil.copy(os.path.join(REPO, "tests", "compat-selftest", "retrofi_selftest_minmax.h"),
+                    tree / "retrofi_selftest_minmax.h")
+        p = make_decide(kt, tree, MINMAX_CALLER, "decide.o")
+        assert p.returncode == 0, p.stdout[-4000:]
+        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        relaxed = target_has(kt, "linux/minmax.h", r"#define __types_ok\(")
+        assert probe_value(probes, "minmax_relaxed") == int(relaxed), (kt.name, kt.version)
+        data = retrofi_census.elf_section(str(tree / "decide.o"))
+        names = {s.name for s in retrofi_census.parse(data or b"")}
+        shimmed[kt.name] = names & {"min", "max"}
+        assert shimmed[kt.name] == (set() if relaxed else {"min", "max"}), \
+            f"{kt.name} ({kt.version}): the headers' min()/max() are " \
+            f"{'relaxed' if relaxed else 'strict'}, but the shim records {shimmed[kt.name]}"
+    # The premise: one major, the stable update between the two ABIs.
+    assert old.version.split(".")[:2] == new.version.split(".")[:2] == ["5", "10"]
+    assert shimmed == {old.name: {"min", "max"}, new.name: set()}, shimmed
