@@ -71,6 +71,9 @@ class RuleReport:
     not_needed: str = ""          # "X.Y" when the rule's not-needed-from
                                   # covers this source: matching nothing is
                                   # no error here
+    needed_from: str = ""         # "X.Y" when the rule's needed-from is
+                                  # newer than this source: the source lacks
+                                  # the change the rule undoes
     files_changed: int = 0
     sites_changed: int = 0
     applied: bool = True          # patches: False if it did not apply
@@ -107,6 +110,7 @@ class GenerateResult:
             lines.append(f"rule {r.name}: {r.files_changed} files, "
                          f"{r.sites_changed} sites"
                          + (f" (not needed from {r.not_needed})" if r.not_needed else
+                            f" (needed from {r.needed_from} only)" if r.needed_from else
                             "" if r.must_match else " (must-match: no)"))
             if r.unparsed:
                 shown = ", ".join(r.unparsed[:UNPARSED_SHOWN])
@@ -131,6 +135,8 @@ class RefreshResult:
     unused: List[str] = field(default_factory=list)  # must-match: no, 0 sites
     # declared not needed from this source on, and matching nothing
     not_needed: List[str] = field(default_factory=list)
+    # declared needed only from a newer source on, and matching nothing
+    not_yet_needed: List[str] = field(default_factory=list)
     # headers the copied files include that the copy list does not copy
     headers: List[str] = field(default_factory=list)
     # Kbuild object lists that differ from the source's own Makefiles
@@ -153,6 +159,9 @@ class RefreshResult:
                          f"{name}")
         for name in self.not_needed:
             lines.append(f"matched nothing (declared not needed from this "
+                         f"source, not an error): {name}")
+        for name in self.not_yet_needed:
+            lines.append(f"matched nothing (declared needed only from a newer "
                          f"source, not an error): {name}")
         problems = []
         if self.stale:
@@ -296,6 +305,9 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
     reports = [RuleReport(r.name, r.kind, r.sha256, r.must_match,
                           r.not_needed_from if r.not_needed_from and
                           series >= parse_series(r.not_needed_from, r.path)
+                          else "",
+                          r.needed_from if r.needed_from and
+                          series < parse_series(r.needed_from, r.path)
                           else "")
                for r in rules]
     mtime = source.mtime
@@ -377,6 +389,7 @@ def _write_versions(tree, source, rules, reports, spatch_ver, repo):
         lines.append(f"rule: {r.name}.{r.kind} sha256={r.sha256} "
                      f"must-match={'yes' if r.must_match else 'no'} "
                      + (f"not-needed-from={rep.not_needed} " if rep.not_needed else "")
+                     + (f"needed-from={rep.needed_from} " if rep.needed_from else "")
                      + f"files={rep.files_changed} sites={rep.sites_changed}")
     _write_file(os.path.join(tree, "versions"),
                 ("\n".join(lines) + "\n").encode(), source.mtime)
@@ -481,7 +494,8 @@ def generate(source: SourceTree, out_dir: str, *, name: str = DEFAULT_NAME,
                     fix="refresh the patch against this source")
             if strict:
                 dead = [r.name for r in reports
-                        if r.must_match and not r.not_needed and r.sites_changed == 0]
+                        if r.must_match and not r.not_needed and not r.needed_from
+                        and r.sites_changed == 0]
                 if dead:
                     raise RetrofiError(
                         "rule(s) declared must-match: yes matched nothing: "
@@ -517,8 +531,9 @@ def refresh(source: SourceTree, *, repo: str = REPO,
             baseline: Optional[SourceTree] = None) -> RefreshResult:
     """Generate against another source into a scratch directory (removed
     afterwards) and report what no longer fits it: a must-match rule that
-    matched nothing (unless declared not needed from this source on), a rule
-    declared not needed that still changes code, a patch that fails, a
+    matched nothing (unless declared not needed from this source on, or
+    needed only from a newer one), a rule declared not needed (or not yet
+    needed) that still changes code, a patch that fails, a
     copy-list path the source lacks, a header the copied files include that
     the copy list does not copy (new against baseline, the matrix's
     default source), and a Kbuild object list that differs from the
@@ -547,7 +562,12 @@ def refresh(source: SourceTree, *, repo: str = REPO,
             out.stale.append(f"{r.name}.{r.kind} (declared not needed from "
                              f"{r.not_needed}, yet it changes {r.sites_changed} "
                              f"site(s) in {r.files_changed} file(s))")
+        elif r.needed_from and r.sites_changed:
+            out.stale.append(f"{r.name}.{r.kind} (declared needed from "
+                             f"{r.needed_from} only, yet it changes {r.sites_changed} "
+                             f"site(s) in {r.files_changed} file(s))")
         elif r.sites_changed == 0:
             (out.not_needed if r.not_needed else
+             out.not_yet_needed if r.needed_from else
              out.stale if r.must_match else out.unused).append(f"{r.name}.{r.kind}")
     return out

@@ -54,6 +54,10 @@ class Rule:
     # "X.Y": sources of series X.Y and newer already have the change the
     # rule undoes (upstream made it), so matching nothing there is no error
     not_needed_from: str = ""
+    # "X.Y": only sources of series X.Y and newer have the change the rule
+    # undoes (upstream made it then), so before X.Y matching nothing is no
+    # error
+    needed_from: str = ""
 
 
 
@@ -119,9 +123,18 @@ def load_rules(rules_dir):
         if nnf and not re.match(r"^\d+\.\d+$", nnf):
             raise RetrofiError(f"not-needed-from must be a kernel series like 7.3, "
                                f"not {nnf!r}", where=path)
+        nf = fields.get("needed-from", "")
+        if nf and not re.match(r"^\d+\.\d+$", nf):
+            raise RetrofiError(f"needed-from must be a kernel series like 7.3, "
+                               f"not {nf!r}", where=path)
+        if nf and nnf and (tuple(map(int, nf.split("."))) >=
+                           tuple(map(int, nnf.split(".")))):
+            raise RetrofiError(f"needed-from {nf} is not older than not-needed-from "
+                               f"{nnf}: no source would need the rule", where=path,
+                               fix="fix one of the two header lines")
         rules.append(Rule(name.rsplit(".", 1)[0], path, kind,
                           hashlib.sha256(data).hexdigest(), mm == "yes",
-                          fields["upstream"], fields["targets"], nnf))
+                          fields["upstream"], fields["targets"], nnf, nf))
     names = [r.name.split("-", 1)[0] for r in rules]
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:

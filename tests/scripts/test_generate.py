@@ -528,7 +528,9 @@ def test_real_copy_list_on_real_source(tmp_path):
     print(res.summary())
     rep = {r.name: r for r in res.rules}
     for r in gen.load_rules(os.path.join(REPO, "semantic-patches")):
-        if r.must_match:
+        # a rule declared not needed in this source, or needed only from a
+        # newer one, may match nothing here
+        if r.must_match and not rep[r.name].not_needed and not rep[r.name].needed_from:
             assert rep[r.name].sites_changed > 0, r.name
     assert res.file_count == len(files) + len(
         gen._tree_files(os.path.join(REPO, "drivers", "out-tree"))) + \

@@ -99,7 +99,8 @@ def test_rule_pair(rule, input_path, tmp_path):
 
 def test_every_probe_a_rule_tests_is_in_the_probe_list():
     """A rule's RETROFI_API_HAS(a,b,c, name) reads RETROFI_HAVE_name, which
-    compat/probe.sh defines only for the names in compat/probes.list."""
+    compat/probe.sh defines only for the names in compat/probes.list; so
+    does a structural test of RETROFI_HAVE_name itself."""
     import re
     with open(os.path.join(REPO, "compat", "probes.list")) as f:
         probes = {line.split("|")[0].strip() for line in f
@@ -107,8 +108,11 @@ def test_every_probe_a_rule_tests_is_in_the_probe_list():
     used = {}
     for r in _rules():
         with open(r.path) as f:
+            text = f.read()
             for name in re.findall(r"RETROFI_API_HAS\(\s*\d+\s*,\s*\d+\s*,\s*\d+\s*,"
-                                   r"\s*(\w+)\s*\)", f.read()):
+                                   r"\s*(\w+)\s*\)", text):
+                used.setdefault(name, r.name)
+            for name in re.findall(r"RETROFI_HAVE_(\w+)", text):
                 used.setdefault(name, r.name)
     assert used, "no rule uses a probe (RETROFI_API_HAS)"
     missing = {n: rule for n, rule in used.items() if n not in probes}

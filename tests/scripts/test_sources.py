@@ -176,6 +176,63 @@ def test_not_needed_from_must_be_a_kernel_series(two):
     assert "not-needed-from" in str(e.value) and "0001-old-api.cocci" in str(e.value)
 
 
+RULE_NEW_API = """\
+// must-match: yes
+// needed-from: 9.9
+// upstream: "foo: rename foo_new() to foo()" (v9.9, synthetic)
+// targets: < 9.9
+// why: a test rule for the new source's form
+@@
+expression E;
+@@
+-foo(E);
++foo_new(E);
+"""
+
+
+def test_rule_needed_from_a_source_is_no_error_before_it_but_is_there(two):
+    write(os.path.join(two.repo, "semantic-patches", "0002-new-api.cocci"), RULE_NEW_API)
+    # 9.9 has foo(): the rule turns it back.
+    res = two.generate(two.new)
+    assert res.rules[1].sites_changed == 1 and res.rules[1].needed_from == ""
+    # 9.8 still calls foo_new(): matching nothing there is no error.
+    res = two.generate(two.old)
+    assert res.rules[1].sites_changed == 0 and res.rules[1].needed_from == "9.9"
+    assert "0002-new-api: 0 files, 0 sites (needed from 9.9 only)" in res.summary()
+    versions = open(os.path.join(res.out_path, "versions")).read()
+    assert "0002-new-api.cocci" in versions and "needed-from=9.9 " in versions
+    r = two.refresh(two.old)
+    assert r.stale == [] and r.not_yet_needed == ["0002-new-api.cocci"]
+    # Without the declaration, the older source is an error.
+    write(os.path.join(two.repo, "semantic-patches", "0002-new-api.cocci"),
+          RULE_NEW_API.replace("// needed-from: 9.9\n", ""))
+    with pytest.raises(RetrofiError) as e:
+        two.generate(two.old)
+    assert "must-match" in str(e.value) and "0002-new-api" in str(e.value)
+
+
+def test_rule_declared_needed_from_a_newer_source_that_changes_code_is_reported(two):
+    write(os.path.join(two.repo, "semantic-patches", "0002-new-api.cocci"), RULE_NEW_API)
+    write(os.path.join(two.old.path, "net/foo/b.c"),
+          "#include \"b.h\"\nvoid b(void)\n{\n\tfoo(2);\n}\n")
+    r = two.refresh(two.old)
+    assert not r.ok
+    assert r.stale == ["0002-new-api.cocci (declared needed from 9.9 only, yet it changes "
+                       "1 site(s) in 1 file(s))"]
+
+
+@pytest.mark.parametrize("header,says", [
+    ("// needed-from: soon\n", "needed-from must be a kernel series"),
+    ("// needed-from: 9.9\n// not-needed-from: 9.9\n", "is not older than not-needed-from"),
+])
+def test_needed_from_must_be_a_series_older_than_not_needed_from(two, header, says):
+    write(os.path.join(two.repo, "semantic-patches", "0002-new-api.cocci"),
+          RULE_NEW_API.replace("// needed-from: 9.9\n", header))
+    with pytest.raises(RetrofiError) as e:
+        two.generate(two.new)
+    assert says in str(e.value) and "0002-new-api.cocci" in str(e.value)
+
+
 # ------------------------------------------------------------ refresh: headers
 
 

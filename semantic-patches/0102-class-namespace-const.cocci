@@ -1,14 +1,13 @@
-// retrofi rule 0101-class-namespace-const
+// retrofi rule 0102-class-namespace-const
 // must-match: yes
-// not-needed-from: 7.2
-//   (7.2's and 7.3's wiphy_namespace() returns a const struct
-//   ns_common *, a newer change of struct class::namespace; this rule's
-//   pattern, a callback returning const void *, is gone. That change
-//   needs its own rule.)
 // upstream: "driver core: class: make namespace and get_ownership take
 //   const *" (v6.2-rc1): struct class::namespace takes a
 //   const struct device *; cfg80211's wiphy_namespace() follows it.
 // targets: kernels older than 6.2 (real target 6.1 and 5.10)
+// sources: the 6.12 source's wiphy_namespace() has this form; in a 7.2 or
+//   newer source, whose callback returns a const struct ns_common *, rule
+//   0101 writes it back beside the upstream one for targets without that
+//   type, and this rule then matches the form 0101 wrote.
 // why: before 6.2 the member's type is
 //   const void *(*)(struct device *), so assigning the const-taking
 //   callback is an incompatible-pointer-type initialisation. A header can

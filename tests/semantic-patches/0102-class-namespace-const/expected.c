@@ -1,4 +1,4 @@
-// Test input for 0101-class-namespace-const, shaped like 6.12's
+// Test input for 0102-class-namespace-const, shaped like 6.12's
 // net/wireless/sysfs.c.
 #include <linux/device.h>
 #include <linux/module.h>

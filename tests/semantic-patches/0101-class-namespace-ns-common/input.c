@@ -1,5 +1,6 @@
-// Test input for 0101-class-namespace-const, shaped like 6.12's
-// net/wireless/sysfs.c.
+// Test input for 0101-class-namespace-ns-common, shaped like 7.3's
+// net/wireless/sysfs.c: the class namespace callback returns the
+// ns_common of the device's network namespace.
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -10,15 +11,20 @@ struct test_wiphy {
 	struct device dev;
 };
 
+static struct net *test_wiphy_net(const struct test_wiphy *wiphy)
+{
+	return wiphy->net;
+}
+
 static void wiphy_dev_release(struct device *dev)
 {
 }
 
-static const void *wiphy_namespace(const struct device *d)
+static const struct ns_common *wiphy_namespace(const struct device *d)
 {
 	const struct test_wiphy *wiphy = container_of(d, struct test_wiphy, dev);
 
-	return wiphy->net;
+	return to_ns_common(test_wiphy_net(wiphy));
 }
 
 struct class ieee80211_class = {
