@@ -13,7 +13,9 @@ import glob
 import hashlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 
 from retrofi_errors import RetrofiError
 
@@ -325,3 +327,23 @@ def sha256_file(path, bufsize=1 << 20):
                 break
             h.update(b)
     return h.hexdigest()
+
+
+def fetch_verified(apt, pkg, debs):
+    """pkg's .deb in the directory debs: reused when a file there has the
+    index's sha256, else downloaded by apt (its signature and hash checks)
+    through a private temporary directory and checked again before it is
+    moved in place, so that debs never holds a partial or foreign file."""
+    path = os.path.join(debs, pkg.deb_name)
+    if os.path.exists(path) and sha256_file(path) == pkg.sha256:
+        return path
+    dl = tempfile.mkdtemp(prefix=".dl-", dir=debs)
+    try:
+        got = apt.download(pkg.pin(), dl)
+        if sha256_file(got) != pkg.sha256:
+            raise RetrofiError(f"{pkg.deb_name}: sha256 differs from the archive's index",
+                               where=got, fix="retry; the mirror may be syncing")
+        os.replace(got, path)
+    finally:
+        shutil.rmtree(dl, ignore_errors=True)
+    return path

@@ -191,28 +191,11 @@ def root(cache, name, apt_factory=None, fetch=None):
     key = content_key(pkgs)
     final = _root_dir(cache, spec, key)
     if not os.path.exists(os.path.join(final, "stamp.json")):
-        _make(cache, spec, pkgs, final, apt, fetch or _fetch)
+        _make(cache, spec, pkgs, final, apt, fetch or retrofi_apt.fetch_verified)
     _write_json(pointer, {"spec": digest, "key": key,
                           "packages": [[p.name, p.version] for p in pkgs]})
     return _load(final, name, spec, key)
 
-
-def _fetch(apt, pkg, debs):
-    """The package's .deb in debs, downloaded (apt's hash checks) unless
-    a file with the index's sha256 is there."""
-    path = os.path.join(debs, pkg.deb_name)
-    if os.path.exists(path) and retrofi_apt.sha256_file(path) == pkg.sha256:
-        return path
-    dl = tempfile.mkdtemp(prefix=".dl-", dir=debs)
-    try:
-        got = apt.download(pkg.pin(), dl)
-        if retrofi_apt.sha256_file(got) != pkg.sha256:
-            raise RetrofiError(f"{pkg.deb_name}: sha256 differs from the archive's index",
-                               where=got, fix="retry; the mirror may be syncing")
-        os.replace(got, path)
-    finally:
-        shutil.rmtree(dl, ignore_errors=True)
-    return path
 
 
 def _make(cache, spec, pkgs, final, apt, fetch):

@@ -115,17 +115,7 @@ def unpacked(cache=None, packages=USERLAND_PACKAGES, suites=USERLAND_SUITES,
     tmp = tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=parent)
     try:
         for p in pkgs:
-            path = os.path.join(debs, p.deb_name)
-            if not (os.path.exists(path) and retrofi_apt.sha256_file(path) == p.sha256):
-                dl = tempfile.mkdtemp(prefix=".dl-", dir=debs)
-                try:
-                    got = apt.download(p.pin(), dl)
-                    if retrofi_apt.sha256_file(got) != p.sha256:
-                        raise RetrofiError(f"{p.deb_name}: sha256 differs from the archive's index",
-                                           where=got, fix="retry; the mirror may be syncing")
-                    os.replace(got, path)
-                finally:
-                    shutil.rmtree(dl, ignore_errors=True)
+            path = retrofi_apt.fetch_verified(apt, p, debs)
             run(["dpkg-deb", "-x", path, os.path.join(tmp, "root")], f"unpacking {p.deb_name}")
         with open(os.path.join(tmp, "stamp.json"), "w") as f:
             json.dump({"packages": [[p.name, p.version] for p in pkgs],
