@@ -37,6 +37,18 @@ def swap_into_place(tmp, final):
     return old
 
 
+def publish_once(tmp, final, stamp="stamp.json"):
+    """Put the finished directory tmp at final, unless another run published
+    the same content there first (final holds its stamp): then tmp is
+    deleted.  For content-keyed directories, whose every copy is equal."""
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        if not os.path.exists(os.path.join(final, stamp)):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def dir_lock(path, shared):
     """An flock on directory path itself: shared for the readers of a tree

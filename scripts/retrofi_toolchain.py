@@ -44,6 +44,7 @@ import tempfile
 from typing import Tuple
 
 import retrofi_apt
+import retrofi_fs
 import retrofi_pins
 from retrofi_errors import RetrofiError
 
@@ -221,13 +222,7 @@ def _make(cache, spec, pkgs, final, apt, fetch):
         _write_json(os.path.join(tmp, "stamp.json"),
                     {"suite": spec.suite, "cc": spec.cc,
                      "packages": [[p.name, p.version] for p in pkgs]})
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            # Another run published the same root first.
-            if not os.path.exists(os.path.join(final, "stamp.json")):
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)
+        retrofi_fs.publish_once(tmp, final)      # or another run's, the same
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

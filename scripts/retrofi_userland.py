@@ -22,6 +22,7 @@ import tempfile
 from typing import Tuple
 
 import retrofi_apt
+import retrofi_fs
 import retrofi_kernels
 import retrofi_pins
 from retrofi_errors import RetrofiError
@@ -120,13 +121,7 @@ def unpacked(cache=None, packages=USERLAND_PACKAGES, suites=USERLAND_SUITES,
         with open(os.path.join(tmp, "stamp.json"), "w") as f:
             json.dump({"packages": [[p.name, p.version] for p in pkgs],
                        "suites": list(suites)}, f, indent=2)
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            # Another run (a parallel target) published the same userland first.
-            if not os.path.exists(stamp):
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)
+        retrofi_fs.publish_once(tmp, final)      # or a parallel target's, the same
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
