@@ -65,8 +65,13 @@ SELFTEST_SRC = os.path.join(REPO, "tests", "compat-selftest")
 # In-tree modules the guest loads besides the backport's own dependencies:
 # the ciphers and AEAD templates mac80211 requests (CCMP: ccm(aes); GCMP,
 # GMAC: gcm(aes); BIP: cmac(aes)), which the kernel may have built in.
-GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", "ghash_generic", "aes_generic",
-                       "libarc4", "rfkill", "seqiv", "aead", "gf128mul")
+# A tuple is a module and its successors: the first the target has as a
+# module or built in (7.x serves the AES cipher from the built-in "aes",
+# the library's wrapper, and GHASH from libgf128hash; no aes_generic or
+# ghash_generic there). The guest's init loads them the same way.
+GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", ("ghash_generic", "libgf128hash"),
+                       ("aes_generic", "aes"), "libarc4", "rfkill", "seqiv", "aead",
+                       "gf128mul")
 # The backported stack: the guest loads these from updates/.
 STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k",
                  "ath9k_hw", "ath9k_common", "ath5k")
@@ -236,6 +241,15 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
             todo += _depends(st)
     for name in backport:
         todo += _depends(backport[name])
+    for i, name in enumerate(todo):
+        if isinstance(name, tuple):
+            found = [n for n in name if n in backport or n in builtin or n in in_tree]
+            if not found:
+                raise RetrofiError(f"none of the modules {', '.join(name)} is built in, in the "
+                                   f"target's modules or in the backport", where=target.modules,
+                                   fix="check GUEST_EXTRA_MODULES against the target's "
+                                       "configuration")
+            todo[i] = found[0]
     while todo:
         name = todo.pop()
         if name in wanted:
@@ -432,7 +446,8 @@ def input_key(target, tree, init, selftest, config, api_level, ul):
     put("retrofi initramfs inputs", KEY_FORMAT, target.name, target.kernelrelease,
         os.path.realpath(target.headers), os.path.realpath(target.modules), target.cc,
         bool(selftest), api_level,
-        ",".join(GUEST_EXTRA_MODULES), ",".join(STACK_MODULES), ul.digest)
+        ",".join(m if isinstance(m, str) else "|".join(m) for m in GUEST_EXTRA_MODULES),
+        ",".join(STACK_MODULES), ul.digest)
     here = os.path.dirname(os.path.abspath(__file__))
     for name in _OWN_CODE:
         _hash_file(h, os.path.join(here, name), name)

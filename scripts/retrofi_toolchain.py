@@ -262,8 +262,13 @@ def command(rootdir, argv, rw=(), ro=(), env=None):
         q = shlex.quote("/" + top)
         lines.append(f'if [ ! -e "$R"{q} ]; then mkdir "$R"{q}; fi; '
                      f'if [ -z "$(ls -A "$R"{q})" ]; then mount -t tmpfs tmpfs "$R"{q}; fi')
+    # A writable bind not made yet is a directory the command is to fill
+    # (make install's INSTALL_MOD_PATH): made on this machine first, as the
+    # command itself would make it there.
     for path, mode in binds:
         q = shlex.quote(path)
+        if mode == "rw":
+            lines.append(f'mkdir -p {q}')
         lines.append(f'mkdir -p "$R"{q}; mount --bind {q} "$R"{q}')
         if mode == "ro":
             lines.append(f'mount -o remount,bind,ro "$R"{q}')

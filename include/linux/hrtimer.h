@@ -22,8 +22,16 @@ LINUX_BACKPORT(hrtimer_setup)(struct hrtimer *timer,
 			      enum hrtimer_restart (*function)(struct hrtimer *),
 			      clockid_t clock_id, enum hrtimer_mode mode)
 {
+	/*
+	 * "hrtimers: Delete hrtimer_init()" (v6.15): an API level forced
+	 * below 6.13 on such a kernel has only the kernel's own call.
+	 */
+#if RETROFI_LINUX_LESS(6, 15, 0)
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
+#else
+	hrtimer_setup(timer, function, clock_id, mode);
+#endif /* < 6.15 */
 }
 #define hrtimer_setup LINUX_BACKPORT(hrtimer_setup)
 RETROFI_CENSUS(hrtimer_setup, "6.13", "probed",

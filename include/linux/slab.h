@@ -47,7 +47,14 @@ RETROFI_CENSUS(kmalloc_array, "3.4", "additive",
  * object already has (what 6.2 tells ksize() users to do instead) keeps
  * the object in place and unpoisons exactly those bytes
  * (kasan_krealloc()); it never allocates then, so the flags only say
- * that nothing may sleep here.
+ * that nothing may sleep here. That holds under KASAN only, where
+ * ksize() is the cache's object_size (SLAB_KASAN): without it, ksize()
+ * of a SLAB_TYPESAFE_BY_RCU or SLAB_STORE_USER cache's object is the
+ * larger s->inuse (slab_ksize()), and 7.x's krealloc() moves an object
+ * asked to grow past object_size, freeing the old one unzeroed. Nothing
+ * is poisoned without KASAN, so there is nothing to resize for: the
+ * shim calls krealloc() only under KASAN, and should it ever move the
+ * object, zeroes and frees the copy instead of leaking it.
  */
 #if RETROFI_API_LESS(5, 9, 0)
 static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
@@ -65,9 +72,17 @@ static inline void LINUX_BACKPORT(kfree_sensitive)(const void *p)
 	OPTIMIZER_HIDE_VAR(mem);
 	ks = ksize(mem);
 #if !RETROFI_LINUX_LESS(6, 2, 0)
-	/* NULL only for a freed object, which ksize() reports as 0 already. */
-	if (ks && krealloc(mem, ks, GFP_NOWAIT | __GFP_NOWARN) != mem)
-		return;
+	if (IS_ENABLED(CONFIG_KASAN) && ks) {
+		/* NULL only for a freed object, which ksize() reports as 0. */
+		void *in_place = krealloc(mem, ks, GFP_NOWAIT | __GFP_NOWARN);
+
+		if (!in_place)
+			return;
+		if (in_place != mem) {
+			mem = in_place;
+			ks = ksize(mem);
+		}
+	}
 #endif /* >= 6.2 */
 	if (ks)
 		memzero_explicit(mem, ks);

@@ -18,7 +18,16 @@
 #if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_timer_delete)
 static inline int LINUX_BACKPORT(timer_delete)(struct timer_list *timer)
 {
+	/*
+	 * "treewide: Switch/rename to timer_delete[_sync]()" (v6.15) removed
+	 * the old name: an API level forced below 6.2 on such a kernel has
+	 * only the kernel's own call.
+	 */
+#if RETROFI_LINUX_LESS(6, 15, 0)
 	return del_timer(timer);
+#else
+	return timer_delete(timer);
+#endif /* < 6.15 */
 }
 #define timer_delete LINUX_BACKPORT(timer_delete)
 RETROFI_CENSUS(timer_delete, "6.2", "probed",
@@ -34,7 +43,16 @@ RETROFI_CENSUS(timer_delete, "6.2", "probed",
 #if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_timer_delete_sync)
 static inline int LINUX_BACKPORT(timer_delete_sync)(struct timer_list *timer)
 {
+	/*
+	 * "treewide: Switch/rename to timer_delete[_sync]()" (v6.15) removed
+	 * the old name: an API level forced below 6.2 on such a kernel has
+	 * only the kernel's own call.
+	 */
+#if RETROFI_LINUX_LESS(6, 15, 0)
 	return del_timer_sync(timer);
+#else
+	return timer_delete_sync(timer);
+#endif /* < 6.15 */
 }
 #define timer_delete_sync LINUX_BACKPORT(timer_delete_sync)
 RETROFI_CENSUS(timer_delete_sync, "6.2", "probed",

@@ -727,10 +727,12 @@ static const struct drop_reason_list st_drop_list = {
 
 static const char *test_drop_reason_subsystems_as_upstream(void)
 {
-	const u32 reason = (SKB_DROP_REASON_SUBSYS_MAC80211_MONITOR <<
+	const u32 reason = (SKB_DROP_REASON_SUBSYS_MAC80211_UNUSABLE <<
 			    SKB_DROP_REASON_SUBSYS_SHIFT) | 1;
 	int subsys;
 
+#if RETROFI_API_NEED(6, 4, 0, RETROFI_HAVE_drop_reasons_register_subsys) || \
+	RETROFI_LINUX_LESS(7, 0, 0)
 	/* Upstream's values (6.12 include/net/dropreason{,-core}.h). */
 	if (SKB_DROP_REASON_SUBSYS_CORE != 0 ||
 	    SKB_DROP_REASON_SUBSYS_MAC80211_UNUSABLE != 1 ||
@@ -738,11 +740,22 @@ static const char *test_drop_reason_subsystems_as_upstream(void)
 	    SKB_DROP_REASON_SUBSYS_OPENVSWITCH != 3 ||
 	    SKB_DROP_REASON_SUBSYS_NUM != 4)
 		return "subsystem numbers differ from upstream's";
+#else
+	/*
+	 * "wifi: mac80211: remove RX_DROP" (v7.0) took the mac80211 monitor
+	 * subsystem out: openvswitch follows the unusable frames' one.
+	 */
+	if (SKB_DROP_REASON_SUBSYS_CORE != 0 ||
+	    SKB_DROP_REASON_SUBSYS_MAC80211_UNUSABLE != 1 ||
+	    SKB_DROP_REASON_SUBSYS_OPENVSWITCH != 2 ||
+	    SKB_DROP_REASON_SUBSYS_NUM <= SKB_DROP_REASON_SUBSYS_OPENVSWITCH)
+		return "subsystem numbers differ from upstream's";
+#endif
 	if (SKB_DROP_REASON_SUBSYS_SHIFT != 16 ||
 	    SKB_DROP_REASON_SUBSYS_MASK != 0xffff0000)
 		return "subsystem shift or mask differs from upstream's";
 	if ((reason & SKB_DROP_REASON_SUBSYS_MASK) >> SKB_DROP_REASON_SUBSYS_SHIFT !=
-	    SKB_DROP_REASON_SUBSYS_MAC80211_MONITOR)
+	    SKB_DROP_REASON_SUBSYS_MAC80211_UNUSABLE)
 		return "a subsystem's reason does not name its subsystem";
 	/*
 	 * The table (the core's, or the shim's in compat.ko where the core has
@@ -779,9 +792,15 @@ static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location)
 static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location,
 			    enum skb_drop_reason reason)
 {
-#else
+#elif RETROFI_LINUX_LESS(7, 2, 0)
 static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location,
 			    enum skb_drop_reason reason, struct sock *rx_sk)
+{
+#else
+/* "net: constify sk_skb_reason_drop() sock parameter" (v7.2): rx_sk is const. */
+static void watch_kfree_skb(void *data, struct sk_buff *skb, void *location,
+			    enum skb_drop_reason reason,
+			    const struct sock *rx_sk)
 {
 #endif
 	if (skb == READ_ONCE(watched_skb)) {

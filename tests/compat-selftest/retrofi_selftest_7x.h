@@ -12,6 +12,13 @@
 #include <linux/device/faux.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#if !RETROFI_LINUX_LESS(7, 3, 0)
+/*
+ * "hrtimer: Remove inclusion of hrtimer_bases.h remove from hrtimer.h" (v7.3):
+ * struct hrtimer_clock_base (timer.base->clockid) is no longer in hrtimer.h.
+ */
+#include <linux/hrtimer_bases.h>
+#endif
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>

@@ -350,3 +350,17 @@ def test_a_module_builds_in_the_toolchain_root_for_a_kernel_this_machine_cannot_
                              capture_output=True, text=True).stdout
     assert "(Debian 14." in comment, comment
     assert _mounts_of(result.tree) == []
+
+
+@pytest.mark.root
+def test_a_writable_bind_not_made_yet_is_made_for_the_command_to_fill(tmp_path):
+    # As make install's INSTALL_MOD_PATH: the command creates what it writes.
+    require_root("mount in a private namespace")
+    root = _mini_root(tmp_path / "root")
+    dest = tmp_path / "stage" / "install"
+    p = subprocess.run(retrofi_toolchain.command(root, ["sh", "-c", f"echo ko > {dest}/m.ko"],
+                                                 rw=[dest]),
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (dest / "m.ko").read_text() == "ko\n"
+    assert _mounts_of(root) == []
