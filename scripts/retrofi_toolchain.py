@@ -33,6 +33,7 @@ process, however it ends (killed included), and never appear on the host.
 
 import collections
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -304,17 +305,27 @@ def host_lacks(kernel):
         path = os.path.join(kernel.headers, tool)
         if not os.access(path, os.X_OK):
             continue
-        try:
-            p = subprocess.run([path], capture_output=True, text=True, timeout=30,
-                               env=dict(os.environ, SRCARCH="x86"))   # objtool's wrapper needs it
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        m = re.search(r"version `(GLIBC_[0-9.]+)' not found", p.stderr or "")
-        if m:
-            missing.append(f"a C library with {m.group(1)} for the headers' {tool} (this "
+        st = os.stat(path)
+        glibc = _glibc_missing(path, st.st_ino, st.st_mtime_ns)
+        if glibc:
+            missing.append(f"a C library with {glibc} for the headers' {tool} (this "
                            f"machine has glibc {'.'.join(_libc_version())})")
             break
     return missing
+
+
+@functools.lru_cache(maxsize=None)
+def _glibc_missing(path, ino, mtime_ns):
+    """The GLIBC_x.y version the host program at path (this file version:
+    ino, mtime_ns) cannot find here, or "". Asked once per process: the
+    build, the install and the selftest build of a row all ask it."""
+    try:
+        p = subprocess.run([path], capture_output=True, text=True, timeout=30,
+                           env=dict(os.environ, SRCARCH="x86"))   # objtool's wrapper needs it
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    m = re.search(r"version `(GLIBC_[0-9.]+)' not found", p.stderr or "")
+    return m.group(1) if m else ""
 
 
 def _libc_version():
