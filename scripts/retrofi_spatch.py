@@ -24,6 +24,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from retrofi_copylist import parse_series
 from retrofi_errors import RetrofiError
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -127,8 +128,7 @@ def load_rules(rules_dir):
         if nf and not re.match(r"^\d+\.\d+$", nf):
             raise RetrofiError(f"needed-from must be a kernel series like 7.3, "
                                f"not {nf!r}", where=path)
-        if nf and nnf and (tuple(map(int, nf.split("."))) >=
-                           tuple(map(int, nnf.split(".")))):
+        if nf and nnf and parse_series(nf, path) >= parse_series(nnf, path):
             raise RetrofiError(f"needed-from {nf} is not older than not-needed-from "
                                f"{nnf}: no source would need the rule", where=path,
                                fix="fix one of the two header lines")
