@@ -330,11 +330,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
     # (retrofi_toolchain) when they cannot build for the kernel.
     tc_root = retrofi_toolchain.for_kernel(kernel, cache)
     parent = os.path.join(cache, "build")
-    # One build is kept per target, source and settings: building the
-    # 2.6.21 shape of 6.1 does not remove the build of 6.1 itself, nor a
-    # build of the newest source the LTS source's.
-    variant = kernel.name + _source_suffix(tree) + (f"-api{api_level}" if api_level else "") + \
-        (f"-{defconfig}" if defconfig != "wifi" else "")
+    variant = _variant(tree, kernel, api_level, defconfig)
     with _disk_errors(parent, kernel.name):
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         os.makedirs(parent, exist_ok=True)
@@ -343,9 +339,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             # generate swaps a new one into its directory only when no one
             # reads it.
             with retrofi_fs.dir_lock(os.path.dirname(os.path.abspath(tree)), shared=True):
-                key = build_key(tree, kernel, api_level, defconfig,
-                                tc_root.key if tc_root else "")
-                final = os.path.join(parent, f"{variant}-{key}")
+                final = _final(parent, tree, kernel, api_level, defconfig, tc_root)
                 with _target_lock(parent, variant):
                     state, fd = _claim(tree, parent, final, variant)
             if state == "cached":
@@ -370,6 +364,28 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             if fd is not None:
                 os.close(fd)
     return result
+
+
+def _variant(tree, kernel, api_level, defconfig):
+    """<target>[-src<series>][-api<level>][-<defconfig>]: one build is kept
+    per target, source and settings (building the 2.6.21 shape of 6.1 does
+    not remove the build of 6.1 itself, nor a build of the newest source
+    the LTS source's)."""
+    return kernel.name + _source_suffix(tree) + (f"-api{api_level}" if api_level else "") + \
+        (f"-{defconfig}" if defconfig != "wifi" else "")
+
+
+def _final(parent, tree, kernel, api_level, defconfig, tc_root):
+    key = build_key(tree, kernel, api_level, defconfig, tc_root.key if tc_root else "")
+    return os.path.join(parent, f"{_variant(tree, kernel, api_level, defconfig)}-{key}")
+
+
+def build_dir(tree, kernel, cache=None, api_level="", defconfig="wifi"):
+    """Where build() builds (or finds complete) tree for kernel: a build is
+    complete when this directory holds its stamp (STAMP)."""
+    cache = cache or retrofi_kernels.cache_dir()
+    return _final(os.path.join(cache, "build"), tree, kernel, api_level, defconfig,
+                  retrofi_toolchain.for_kernel(kernel, cache))
 
 
 def _source_suffix(tree):

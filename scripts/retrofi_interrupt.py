@@ -11,6 +11,7 @@ is ignored, so that the cleanup itself is not cut short (SIGKILL still
 stops everything at once).
 """
 
+import concurrent.futures
 import os
 import signal
 import threading
@@ -39,6 +40,23 @@ def _handler(signum, frame):
     _state["signal"] = signum
     threading.Thread(target=_stop_children, name="retrofi-interrupt", daemon=True).start()
     raise KeyboardInterrupt
+
+
+def completed(futures, poll=0.5):
+    """The futures as they complete, like concurrent.futures.as_completed(),
+    but the waiting main thread returns to Python every poll seconds.
+
+    The kernel may deliver a signal sent to the process (a terminal's
+    Ctrl-C) to any of its threads. CPython then only marks it pending
+    until the main thread runs Python code again, and a main thread
+    blocked in a lock without a timeout (as_completed() waiting on a build
+    that runs for minutes) never does: the handler, and so the stop of
+    the children, would wait for the build to end."""
+    pending = set(futures)
+    while pending:
+        done, pending = concurrent.futures.wait(
+            pending, timeout=poll, return_when=concurrent.futures.FIRST_COMPLETED)
+        yield from done
 
 
 def _descendants(root):

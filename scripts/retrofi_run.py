@@ -21,6 +21,7 @@ import retrofi_build
 import retrofi_census
 import retrofi_generate
 import retrofi_initramfs
+import retrofi_interrupt
 import retrofi_kbuild
 import retrofi_kernels
 import retrofi_matrix
@@ -271,7 +272,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
                                 trees[matrix.source_of(t).key], report_dir,
                                 boot and t in booted, jobs, accel, mode): t
                     for t in todo}
-            for fut in concurrent.futures.as_completed(futs):
+            for fut in retrofi_interrupt.completed(futs):
                 t = futs[fut]
                 rows[t.name] = fut.result()
     finally:

@@ -73,6 +73,33 @@ def assert_stack_built(p, tree, kernelrelease):
     compat.ko."""
     assert p.returncode == 0, p.stdout[-5000:]
     assert [line for line in p.stdout.splitlines() if "warning:" in line] == []
+    assert_stack_modules(tree, kernelrelease)
+
+
+def assert_stack_build_result(b, kernelrelease):
+    """A retrofi_build.build() result (make KLIB=... in the content-keyed
+    copy of the tree, shared by every test building the same tree for the
+    same kernel and settings): no error, no warning in its log, every
+    module there for that kernel and depending on compat.ko."""
+    log = open(b.log, errors="replace").read()
+    assert b.ok, b.summary() + "\n" + log[-5000:]
+    assert "\n$ make -C " + b.tree + " " in "\n" + log, "the log is the make run's"
+    assert [line for line in log.splitlines() if "warning:" in line] == [] == list(b.warnings)
+    assert_stack_modules(b.tree, kernelrelease)
+
+
+def shared_build(tree, kt, log_dir, **kw):
+    """The whole stack built from tree for kt through the build stage's
+    content-keyed cache: a test building what another test (or a matrix
+    run of the suite) already built reuses that build instead of compiling
+    it again."""
+    import retrofi_build
+    return retrofi_build.build(tree, kt, os.path.join(str(log_dir), f"build-{kt.name}.log"), **kw)
+
+
+def assert_stack_modules(tree, kernelrelease):
+    """Every stack module in tree, built for kernelrelease, each depending
+    on compat.ko."""
     for ko in STACK_MODULES:
         path = os.path.join(tree, ko)
         assert os.path.isfile(path), ko

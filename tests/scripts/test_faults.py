@@ -554,6 +554,50 @@ def test_a_full_build_cache_is_one_error(good_out, tmp_path):
         _umount(build)
 
 
+# ---------------------------------------------------------------- signals and threads
+
+def test_a_signal_a_worker_thread_receives_still_interrupts_the_waiting_main_thread():
+    """The kernel may hand a terminal's Ctrl-C to any thread of the run;
+    CPython runs the handler only in the main thread, once it runs Python
+    code again. The matrix's main thread waits on its targets' futures:
+    that wait must notice the signal within a second, not when the
+    target's build ends (as_completed() would block until then)."""
+    import concurrent.futures
+    import threading
+    import retrofi_interrupt
+
+    waiting, release = threading.Event(), threading.Event()
+    sent = []
+
+    def target():
+        # The signal goes to this thread once the main thread waits.
+        waiting.wait(30)
+        time.sleep(0.3)
+        sent.append(time.monotonic())
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        release.wait(30)
+        return "finished"
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            fut = pool.submit(target)
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    waiting.set()
+                    for _ in retrofi_interrupt.completed([fut]):
+                        pass
+                noticed = time.monotonic()
+            finally:
+                release.set()
+        assert fut.result() == "finished"
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert sent, "the signal was sent"
+    assert noticed - sent[0] < 5, \
+        f"the main thread noticed the signal only after {noticed - sent[0]:.1f} s"
+
+
 # ---------------------------------------------------------------- build and boot
 #
 # These run in order on the shared cache: an interrupted build, a killed
@@ -580,8 +624,7 @@ def _cache_for_a_fresh_build(chain):
     tree = p.stdout.strip().splitlines()[-1].split()[1].rstrip(":")
     kernel = retrofi_kernels.fetch(retrofi_matrix.load(
         os.path.join(REPO, "kernel-matrix.yaml")), ["6.12"], with_source=False).targets["6.12"]
-    final = os.path.join(retrofi_kernels.cache_dir(), "build",
-                         f"6.12-{retrofi_build.build_key(tree, kernel)}")
+    final = retrofi_build.build_dir(tree, kernel)
     if not os.path.exists(os.path.join(final, retrofi_build.STAMP)):
         return dict(UNREACHABLE)
     return dict(UNREACHABLE, RETROFI_CACHE=_farm(chain["tmp"] / "cache", targets=("6.12",)))

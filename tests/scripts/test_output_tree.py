@@ -10,8 +10,8 @@ import pytest
 
 import retrofi_generate
 import retrofi_kernels
-from conftest import (REPO, STACK_MODULES, assert_stack_built, headers_compiler, modinfo,
-                      oldest_default_real, path_without)
+from conftest import (REPO, STACK_MODULES, assert_stack_build_result, headers_compiler, modinfo,
+                      oldest_default_real, path_without, shared_build)
 from faultcheck import assert_one_error, saw, tree_state
 
 MODULES = STACK_MODULES
@@ -44,9 +44,11 @@ def refused(tree, *args, what, fix=None, case=None, env=None):
 
 
 @pytest.fixture(scope="module")
-def built(fetched, tree):
-    """The whole stack (defconfig-wifi) built against 6.12."""
-    return make(tree, "-j2", f"KLIB={fetched.targets['6.12'].headers}")
+def built(fetched, tree, tmp_path_factory):
+    """The whole stack (defconfig-wifi) built against 6.12: `make -C <copy
+    of tree> KLIB=...` by the build stage, whose cache is keyed by the
+    tree's content (the matrix runs of this suite build the same tree)."""
+    return shared_build(tree, fetched.targets["6.12"], tmp_path_factory.mktemp("build"))
 
 
 def module_root(kt, dst):
@@ -65,10 +67,10 @@ def modules_dep(moddir):
 
 
 @pytest.mark.network
-def test_stack_builds_on_identity_target_without_warnings(fetched, tree, built):
+def test_stack_builds_on_identity_target_without_warnings(fetched, built):
     t = fetched.targets["6.12"]
-    assert_stack_built(built, tree, t.kernelrelease)
-    assert modinfo(os.path.join(tree, "compat/compat.ko"), "version")
+    assert_stack_build_result(built, t.kernelrelease)
+    assert modinfo(os.path.join(built.tree, "compat/compat.ko"), "version")
 
 
 @pytest.mark.network
@@ -135,13 +137,14 @@ def test_a_compiler_the_headers_name_but_the_host_lacks_is_named_with_the_fix(fe
 
 
 @pytest.mark.network
-def test_install_puts_the_stack_in_updates_and_depmod_prefers_it(fetched, tree, built, tmp_path):
+def test_install_puts_the_stack_in_updates_and_depmod_prefers_it(fetched, built, tmp_path):
     kt = fetched.targets["6.12"]
     moddir = module_root(kt, tmp_path / "root")
     (moddir / "updates" / "other").mkdir(parents=True)
     (moddir / "updates" / "other" / "keep.ko").write_bytes(b"not ours")
-    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "install")
+    p = make(built.tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "install")
     assert p.returncode == 0, p.stdout[-3000:]
+    assert "  CC [M]  " not in p.stdout, "install builds nothing in a built tree"
     deps = modules_dep(moddir)
     for ko in MODULES:
         assert f"updates/{ko}" in deps, ko
@@ -153,7 +156,7 @@ def test_install_puts_the_stack_in_updates_and_depmod_prefers_it(fetched, tree, 
     assert not any(d.startswith("kernel/net/wireless/cfg80211") for d in htc)
     assert os.path.exists(moddir / "kernel" / "net" / "wireless" / "cfg80211.ko.xz")
 
-    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall")
+    p = make(built.tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}", "uninstall")
     assert p.returncode == 0, p.stdout[-3000:]
     left = sorted(str(f.relative_to(moddir / "updates")) for f in (moddir / "updates").rglob("*"))
     assert left == ["other", "other/keep.ko"]
@@ -173,21 +176,21 @@ def test_uninstall_without_install_is_refused(fetched, tree, tmp_path):
 
 
 @pytest.mark.network
-def test_install_signs_modules_with_the_given_key(fetched, tree, built, tmp_path):
+def test_install_signs_modules_with_the_given_key(fetched, built, tmp_path):
     kt = fetched.targets["6.12"]
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                     "-subj", "/CN=retrofi test key/", "-keyout", str(key), "-out", str(cert)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     module_root(kt, tmp_path / "root")
-    p = make(tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}",
+    p = make(built.tree, f"KLIB={kt.headers}", f"INSTALL_MOD_PATH={tmp_path / 'root'}",
              f"SIGN_KEY={key}", f"SIGN_CERT={cert}", "install")
     assert p.returncode == 0, p.stdout[-3000:]
     moddir = tmp_path / "root" / "lib" / "modules" / kt.kernelrelease
     for ko in MODULES:
         assert modinfo(str(moddir / "updates" / ko), "signer") == "retrofi test key", ko
     # The built tree stays unsigned: signing happens on the installed copies.
-    assert modinfo(os.path.join(tree, MODULES[1]), "signer") == ""
+    assert modinfo(os.path.join(built.tree, MODULES[1]), "signer") == ""
 
 
 @pytest.mark.network
@@ -199,23 +202,24 @@ def test_missing_sign_key_is_refused(fetched, tree, tmp_path):
 
 
 @pytest.mark.network
-def test_defconfig_selects_the_drivers_built(fetched, tree, built):
+def test_defconfig_selects_the_drivers_built(fetched, tree, tmp_path):
     kt = fetched.targets["6.12"]
     p = make(tree, "list-defconfigs")
     assert [l.split()[0] for l in p.stdout.splitlines() if l.startswith("defconfig-")] == \
         ["defconfig-all", "defconfig-ath5k", "defconfig-ath9k", "defconfig-hwsim",
          "defconfig-wifi"]
-    try:
-        p = make(tree, "defconfig-hwsim")
-        assert p.returncode == 0
-        p = make(tree, "-j2", f"KLIB={kt.headers}")
-        assert p.returncode == 0, p.stdout[-3000:]
-        order = open(os.path.join(tree, "modules.order")).read()
-        built_now = sorted(os.path.basename(l.strip()).replace(".o", ".ko").replace(".koko", ".ko")
-                           for l in order.splitlines())
-        assert built_now == ["cfg80211.ko", "compat.ko", "mac80211.ko", "mac80211_hwsim.ko"]
-    finally:
-        os.unlink(os.path.join(tree, ".retrofi-config"))
+    # `make defconfig-hwsim`, then `make KLIB=...`, in the build stage's
+    # content-keyed copy of the tree (its own, beside the wifi build's).
+    b = shared_build(tree, kt, tmp_path, defconfig="hwsim")
+    log = open(b.log).read()
+    assert b.ok, log[-3000:]
+    assert f"$ make -C {b.tree} defconfig-hwsim\n" in log
+    assert "drivers selected by defconfig-hwsim: mac80211_hwsim" in log
+    order = open(os.path.join(b.tree, "modules.order")).read()
+    built_now = sorted(os.path.basename(l.strip()).replace(".o", ".ko").replace(".koko", ".ko")
+                       for l in order.splitlines())
+    assert built_now == ["cfg80211.ko", "compat.ko", "mac80211.ko", "mac80211_hwsim.ko"]
+    assert sorted(os.path.basename(m) for m in b.modules) == built_now
 
 
 @pytest.mark.network
