@@ -102,9 +102,9 @@ def test_identity_target_uses_its_own_apis(kernels, tmp_path):
         assert probe_value(probes, api) == 1, api
     for api in ("timer_container_of", "hrtimer_setup", "us_to_ktime", "nla_get_u32_default"):
         assert probe_value(probes, api) == 0, api
-    # 6.13's scoped_guard() (from stable) and 6.9's two-argument
-    # strscpy_pad(): the target's own.
-    for api in ("scoped_guard_return", "strscpy_pad_2arg"):
+    # 6.13's scoped_guard() (from stable), 6.9's two-argument
+    # strscpy_pad() and 6.4's const struct class: the target's own.
+    for api in ("scoped_guard_return", "strscpy_pad_2arg", "class_register_const"):
         assert probe_value(probes, api) == 1, api
     names, undefined = shims_used(tree)
     assert "kmemdup_array" in undefined and "backport_kmemdup_array" not in undefined
@@ -127,7 +127,8 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
                 "get_random_u32_inclusive", "DEFINE_RAW_FLEX"):
         assert probe_value(probes, api) == 1, api
     for api in ("kmalloc_obj", "spinlock_bh_guard", "strscpy_2arg", "NL_SET_ERR_MSG_FMT",
-                "system_dfl_wq", "scoped_guard_return", "strscpy_pad_2arg"):
+                "system_dfl_wq", "scoped_guard_return", "strscpy_pad_2arg",
+                "class_register_const"):
         assert probe_value(probes, api) == 0, api
     names, undefined = shims_used(tree)
     assert b"backport_list_count_nodes" not in names
