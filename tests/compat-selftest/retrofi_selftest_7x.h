@@ -170,7 +170,7 @@ static const char *test_spinlock_bh_guard_holds_the_lock_in_its_scope(void)
 	return NULL;
 }
 
-#if __STDC_VERSION__ >= 201112L
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 /*
  * scoped_guard() with a return inside (6.13's form of the macro): a
  * function whose only return is in the guarded body compiles (the old

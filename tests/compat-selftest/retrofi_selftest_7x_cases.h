@@ -9,7 +9,7 @@
 	TA(timer_delete_deactivates_a_pending_timer, timer_delete, 6, 2, 0),
 	TA(timer_delete_sync_deactivates_a_pending_timer, timer_delete_sync, 6, 2, 0),
 	T(spinlock_bh_guard_holds_the_lock_in_its_scope, guard),
-#if __STDC_VERSION__ >= 201112L
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 	T(scoped_guard_with_return_runs_its_body_once, scoped_guard),
 #endif
 	TA(hrtimer_setup_sets_the_callback_and_clock, hrtimer_setup, 6, 13, 0),
