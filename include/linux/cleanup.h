@@ -6,6 +6,7 @@
 #define _RETROFI_LINUX_CLEANUP_H
 
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * DEFINE_FREE(), __free(), no_free_ptr(), return_ptr(), DEFINE_CLASS(),
@@ -197,5 +198,36 @@ RETROFI_CENSUS(cleanup_h, "6.5", "structural",
 #else
 #include_next <linux/cleanup.h>
 #endif /* < 6.5 */
+
+/*
+ * scoped_guard() whose body the compiler sees run -- "cleanup: Adjust
+ * scoped_guard() macros to avoid potential warning" (v6.13): the 6.5
+ * form is a for-loop over a 'done' pointer, so after a body that
+ * returns, the compiler still sees the end of the function reached
+ * (-Werror=return-type in 7.3's mac80211_hwsim_tsf_to_boottime()). The
+ * loop's step jumps past the loop and, for an unconditional guard, its
+ * condition is a constant true. Upstream's macros, with the condition
+ * "__guard_ptr(_name)(&scope) || !__is_cond_ptr(_name)" reduced to true:
+ * where this applies the guards are all unconditional (the 6.5 form of
+ * cleanup.h, the stable backports' and the shim above, has no
+ * conditional guards; a target with DEFINE_GUARD_COND(), 6.6's, keeps
+ * its own). Structural and probed: Debian's 6.12.118 has the new form
+ * from stable, its 6.1.192 and 5.10.262 the old.
+ */
+#if RETROFI_LINUX_LESS(6, 13, 0) && !RETROFI_HAVE_scoped_guard_return && \
+	!defined(DEFINE_GUARD_COND)
+#undef scoped_guard
+#define __scoped_guard(_name, _label, args...)				\
+	for (CLASS(_name, scope)(args); true; ({ goto _label; }))	\
+		if (0) {						\
+_label:									\
+			break;						\
+		} else
+
+#define scoped_guard(_name, args...)	\
+	__scoped_guard(_name, __UNIQUE_ID(label), args)
+RETROFI_CENSUS(scoped_guard_return, "6.13", "structural",
+	       "cleanup: Adjust scoped_guard() macros to avoid potential warning (v6.13)");
+#endif /* < 6.13 */
 
 #endif /* _RETROFI_LINUX_CLEANUP_H */

@@ -63,15 +63,16 @@ RETROFI_CENSUS(memzero_explicit, "3.18", "additive",
 #endif /* < 3.18 */
 
 /*
- * strscpy(dst, src) -- "string: Allow 2-argument strscpy()" (v6.8): with
- * two arguments, the size is that of the destination array (which must
- * be an array). The shim picks the target's three-argument strscpy() by
- * the number of arguments; with three it is the target's own call.
- * Structural, probed (Debian's 6.12.118 has it, its 6.1.192 not): a macro
- * over the target's three-argument function, which 6.8 made a macro over
- * sized_strscpy(), so it cannot stand in for 6.8's on a newer base.
+ * strscpy(dst, src) -- "string: Allow 2-argument strscpy()" (v6.9, in
+ * the hardening pull for v6.9-rc1): with two arguments, the size is that
+ * of the destination array (which must be an array). The shim picks the
+ * target's three-argument strscpy() by the number of arguments; with
+ * three it is the target's own call. Structural, probed (Debian's
+ * 6.12.118 has it, its 6.1.192 not): a macro over the target's
+ * three-argument function, which 6.9 made a macro over sized_strscpy(),
+ * so it cannot stand in for 6.9's on a newer base.
  */
-#if RETROFI_LINUX_LESS(6, 8, 0) && !RETROFI_HAVE_strscpy_2arg
+#if RETROFI_LINUX_LESS(6, 9, 0) && !RETROFI_HAVE_strscpy_2arg
 #define __retrofi_strscpy_pick(a, b, c, d, ...) d
 #define __retrofi_strscpy2(dst, src)					\
 	strscpy(dst, src, sizeof(dst) + __must_be_array(dst))
@@ -79,8 +80,29 @@ RETROFI_CENSUS(memzero_explicit, "3.18", "additive",
 #define strscpy(dst, src, ...)						\
 	__retrofi_strscpy_pick(dst, src, ##__VA_ARGS__, __retrofi_strscpy3, \
 			       __retrofi_strscpy2, 0)(dst, src, ##__VA_ARGS__)
-RETROFI_CENSUS(strscpy_2arg, "6.8", "structural",
-	       "string: Allow 2-argument strscpy() (v6.8)");
-#endif /* < 6.8 */
+RETROFI_CENSUS(strscpy_2arg, "6.9", "structural",
+	       "string: Allow 2-argument strscpy() (v6.9)");
+#endif /* < 6.9 */
+
+/*
+ * strscpy_pad(dst, src) -- "string: Allow 2-argument strscpy_pad()"
+ * (v6.9, the same series): the same for the zero-padding copy (7.3's
+ * mac80211 trace.h copies the vif names with it). The same picking macro
+ * over the target's three-argument strscpy_pad() (a function before
+ * "string: Redefine strscpy_pad() as a macro", v6.9). Structural, probed
+ * (Debian's 6.1.192 and 5.10.262 lack it).
+ */
+#if RETROFI_LINUX_LESS(6, 9, 0) && !RETROFI_HAVE_strscpy_pad_2arg
+#define __retrofi_strscpy_pad_pick(a, b, c, d, ...) d
+#define __retrofi_strscpy_pad2(dst, src)				\
+	strscpy_pad(dst, src, sizeof(dst) + __must_be_array(dst))
+#define __retrofi_strscpy_pad3(dst, src, size) strscpy_pad(dst, src, size)
+#define strscpy_pad(dst, src, ...)					\
+	__retrofi_strscpy_pad_pick(dst, src, ##__VA_ARGS__,		\
+				   __retrofi_strscpy_pad3,		\
+				   __retrofi_strscpy_pad2, 0)(dst, src, ##__VA_ARGS__)
+RETROFI_CENSUS(strscpy_pad_2arg, "6.9", "structural",
+	       "string: Allow 2-argument strscpy_pad() (v6.9)");
+#endif /* < 6.9 */
 
 #endif /* _RETROFI_LINUX_STRING_H */

@@ -5,9 +5,28 @@
 #ifndef _RETROFI_NET_SOCK_H
 #define _RETROFI_NET_SOCK_H
 
-#include_next <net/sock.h>
+#include <linux/types.h>
 #include <retrofi/backport.h>
 #include <retrofi/probes.h>
+
+/*
+ * lockdep_sock_is_held() without CONFIG_LOCKDEP -- "net: Un-hide
+ * lockdep_sock_is_held() for !LOCKDEP" (v5.11), part of the series that
+ * made RCU_LOCKDEP_WARN() evaluate its condition (<linux/rcupdate.h>):
+ * the target's __sk_dst_get() calls it in the condition of
+ * rcu_dereference_check(), which the compat RCU_LOCKDEP_WARN() now
+ * compiles. Declared before the target's header, never defined: the
+ * condition is dead code, as with lockdep_is_held()'s declaration of the
+ * same series. Structural: it exists only where lockdep does not.
+ */
+#if RETROFI_LINUX_LESS(5, 11, 0) && !defined(CONFIG_LOCKDEP)
+struct sock;
+extern bool lockdep_sock_is_held(const struct sock *sk);
+RETROFI_CENSUS(lockdep_sock_is_held, "5.11", "structural",
+	       "net: Un-hide lockdep_sock_is_held() for !LOCKDEP (v5.11)");
+#endif /* < 5.11 */
+
+#include_next <net/sock.h>
 
 /*
  * sk_requests_wifi_status() -- whether the socket of a frame asked for

@@ -170,6 +170,49 @@ static const char *test_spinlock_bh_guard_holds_the_lock_in_its_scope(void)
 	return NULL;
 }
 
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/*
+ * scoped_guard() with a return inside (6.13's form of the macro): a
+ * function whose only return is in the guarded body compiles (the old
+ * form is -Werror=return-type: the build fails, not the guest), and the
+ * body runs once, holding the lock, which the return releases. Only in
+ * C11: the output tree builds the selftest with gnu11 (Kbuild.cflags),
+ * and a scoped_guard() cannot be written in 5.10's own gnu89.
+ */
+static int st_scoped_guard_read(spinlock_t *lock, const int *v, bool *held)
+{
+	scoped_guard(spinlock_bh, lock) {
+		*held = spin_is_locked(lock) && softirq_count();
+		return *v;
+	}
+}
+
+static const char *test_scoped_guard_with_return_runs_its_body_once(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	bool held = false;
+	int v = 42, runs = 0;
+
+	if (st_scoped_guard_read(&lock, &v, &held) != 42)
+		return "the value returned from the body was not returned";
+	if (!held)
+		return "the lock was not held with bottom halves off in the body";
+	if (spin_is_locked(&lock) || softirq_count())
+		return "the lock or bottom halves stayed taken after the return";
+	scoped_guard(spinlock_bh, &lock)
+		runs++;
+	if (runs != 1)
+		return "a body without a return did not run exactly once";
+	scoped_guard(spinlock_bh, &lock) {
+		runs++;
+		break;
+	}
+	if (runs != 2 || spin_is_locked(&lock) || softirq_count())
+		return "a body left by break did not run once and release the lock";
+	return NULL;
+}
+#endif
+
 struct st_hrtimer {
 	struct hrtimer timer;
 	atomic_t fired;
@@ -365,6 +408,26 @@ static const char *test_strscpy_with_two_arguments_uses_the_array_size(void)
 		return "a short string not copied whole";
 	if (strscpy(b, "abcdef", 2) != -E2BIG || strcmp(b, "a"))
 		return "the three-argument form does not use its size";
+	return NULL;
+}
+
+/*
+ * strscpy_pad(dst, src) (6.9): the size of the array, the rest of it
+ * zeroed; truncates with -E2BIG; three arguments pad only up to the size.
+ */
+static const char *test_strscpy_pad_with_two_arguments_pads_the_array(void)
+{
+	char b[6];
+
+	memset(b, 'x', sizeof(b));
+	if (strscpy_pad(b, "ab") != 2 || memcmp(b, "ab\0\0\0\0", sizeof(b)))
+		return "a short string not copied and zero-padded to the array";
+	memset(b, 'x', sizeof(b));
+	if (strscpy_pad(b, "abcdefgh") != -E2BIG || strcmp(b, "abcde"))
+		return "not truncated to the array with -E2BIG";
+	memset(b, 'x', sizeof(b));
+	if (strscpy_pad(b, "a", 3) != 1 || memcmp(b, "a\0\0xxx", sizeof(b)))
+		return "the three-argument form does not pad up to its size only";
 	return NULL;
 }
 

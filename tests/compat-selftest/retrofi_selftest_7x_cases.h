@@ -9,6 +9,9 @@
 	TA(timer_delete_deactivates_a_pending_timer, timer_delete, 6, 2, 0),
 	TA(timer_delete_sync_deactivates_a_pending_timer, timer_delete_sync, 6, 2, 0),
 	T(spinlock_bh_guard_holds_the_lock_in_its_scope, guard),
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+	T(scoped_guard_with_return_runs_its_body_once, scoped_guard),
+#endif
 	TA(hrtimer_setup_sets_the_callback_and_clock, hrtimer_setup, 6, 13, 0),
 	TA(secs_to_jiffies_is_seconds_times_hz, secs_to_jiffies, 6, 13, 0),
 	TA(us_to_ktime_is_microseconds_in_nanoseconds, us_to_ktime, 6, 13, 0),
@@ -20,6 +23,7 @@
 	TA(get_random_u8_draws_every_bit, get_random_u8, 6, 1, 0),
 	TA(get_random_u32_inclusive_stays_in_range, get_random_u32_inclusive, 6, 2, 0),
 	T(strscpy_with_two_arguments_uses_the_array_size, strscpy),
+	T(strscpy_pad_with_two_arguments_pads_the_array, strscpy_pad),
 	T(system_dfl_wq_runs_work, system_dfl_wq),
 	T(define_raw_flex_is_zeroed_with_room_for_the_count, DEFINE_RAW_FLEX),
 	T(aes_cmac_matches_the_rfc_4493_examples, aes_cmac_update),

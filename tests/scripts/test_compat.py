@@ -102,6 +102,10 @@ def test_identity_target_uses_its_own_apis(kernels, tmp_path):
         assert probe_value(probes, api) == 1, api
     for api in ("timer_container_of", "hrtimer_setup", "us_to_ktime", "nla_get_u32_default"):
         assert probe_value(probes, api) == 0, api
+    # 6.13's scoped_guard() (from stable), 6.9's two-argument
+    # strscpy_pad() and 6.4's const struct class: the target's own.
+    for api in ("scoped_guard_return", "strscpy_pad_2arg", "class_register_const"):
+        assert probe_value(probes, api) == 1, api
     names, undefined = shims_used(tree)
     assert "kmemdup_array" in undefined and "backport_kmemdup_array" not in undefined
     # Only compat.ko's exports of APIs that 6.12 does not have.
@@ -123,7 +127,8 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
                 "get_random_u32_inclusive", "DEFINE_RAW_FLEX"):
         assert probe_value(probes, api) == 1, api
     for api in ("kmalloc_obj", "spinlock_bh_guard", "strscpy_2arg", "NL_SET_ERR_MSG_FMT",
-                "system_dfl_wq"):
+                "system_dfl_wq", "scoped_guard_return", "strscpy_pad_2arg",
+                "class_register_const"):
         assert probe_value(probes, api) == 0, api
     names, undefined = shims_used(tree)
     assert b"backport_list_count_nodes" not in names
@@ -478,3 +483,65 @@ def test_two_trace_headers_with_one_argument_assign_str_build_in_one_file(kernel
     ko, _, p = build_module(tmp_path, kernels[target].headers, TWO_TRACE_HEADERS)
     assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
     assert ko.exists()
+
+
+RCU_CONDITION_ONLY = """\
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <net/sock.h>
+
+struct rt_owner {
+	struct mutex mtx;
+	int __rcu *p;
+};
+
+struct rt_user {
+	struct rt_owner *owner;
+	int __rcu *q;
+};
+
+static struct rt_owner o;
+static struct rt_user u = { .owner = &o };
+
+/* As 7.3's ieee80211_set_sta_4addr(): 'owner' is used only in the check. */
+static int *read_locked(struct rt_user *user)
+{
+	struct rt_owner *owner = user->owner;
+
+	return rcu_dereference_protected(user->q, lockdep_is_held(&owner->mtx));
+}
+
+static int __init start(void)
+{
+	struct sock *sk = NULL;
+
+	mutex_init(&o.mtx);
+	mutex_lock(&o.mtx);
+	(void)read_locked(&u);
+	mutex_unlock(&o.mtx);
+	/* <net/sock.h>'s __sk_dst_get() is compiled with its condition too. */
+	if (sk)
+		(void)__sk_dst_get(sk);
+	return 0;
+}
+
+module_init(start);
+MODULE_LICENSE("GPL");
+"""
+
+
+@pytest.mark.network
+def test_a_variable_used_only_in_an_rcu_condition_is_used_on_5_10(kernels, tmp_path):
+    """5.10 without lockdep drops the condition of rcu_dereference_protected():
+    "unused variable" (7.3's wiphy_dereference(wiphy, ...)), unless the
+    compat RCU_LOCKDEP_WARN() compiles it, which <net/sock.h>'s own
+    __sk_dst_get() must survive (lockdep_sock_is_held() declared)."""
+    kt = kernels["5.10"]
+    ko, _, p = build_module(tmp_path, kt.headers, {"mod.c": RCU_CONDITION_ONLY}, cc=kt.cc,
+                            force_version_h=True)
+    assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
+    # The condition is dead code: nothing of lockdep's is linked.
+    undefined = subprocess.run(["nm", "-u", str(ko)], stdout=subprocess.PIPE, text=True,
+                               check=True).stdout.split()
+    assert not {"lockdep_is_held", "lockdep_sock_is_held"} & set(undefined), undefined

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/rcupdate.h>
+ */
+#ifndef _RETROFI_LINUX_RCUPDATE_H
+#define _RETROFI_LINUX_RCUPDATE_H
+
+#include_next <linux/rcupdate.h>
+#include <retrofi/backport.h>
+
+/*
+ * RCU_LOCKDEP_WARN() without CONFIG_PROVE_RCU evaluating its condition --
+ * "rcu: Prevent RCU_LOCKDEP_WARN() from swallowing the condition" (v5.11):
+ * before it, the macro dropped the condition, so a variable used only in
+ * the condition of rcu_dereference_protected() was unused (7.3's
+ * wiphy_dereference(wiphy, ...) in mac80211's ieee80211_set_sta_4addr()
+ * and ieee80211_update_apvlan_links(): "unused variable 'wiphy'"). The
+ * condition is compiled and then removed as dead code, as upstream's.
+ * The same series declared the lockdep helpers such conditions call
+ * where lockdep is off: lockdep_is_held() (<linux/lockdep.h>) and
+ * lockdep_sock_is_held() (<net/sock.h>). Structural: the target's own
+ * macro changed.
+ */
+#if RETROFI_LINUX_LESS(5, 11, 0) && !defined(CONFIG_PROVE_RCU)
+#include <linux/lockdep.h>
+#undef RCU_LOCKDEP_WARN
+#define RCU_LOCKDEP_WARN(c, s) do { } while (0 && (c))
+RETROFI_CENSUS(RCU_LOCKDEP_WARN, "5.11", "structural",
+	       "rcu: Prevent RCU_LOCKDEP_WARN() from swallowing the condition (v5.11)");
+#endif /* < 5.11 */
+
+#endif /* _RETROFI_LINUX_RCUPDATE_H */
