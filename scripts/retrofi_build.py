@@ -339,7 +339,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             # generate swaps a new one into its directory only when no one
             # reads it.
             with retrofi_fs.dir_lock(os.path.dirname(os.path.abspath(tree)), shared=True):
-                final = _final(parent, tree, kernel, api_level, defconfig, tc_root)
+                final = _final(parent, variant, tree, kernel, api_level, defconfig, tc_root)
                 with _target_lock(parent, variant):
                     state, fd = _claim(tree, parent, final, variant)
             if state == "cached":
@@ -375,17 +375,17 @@ def _variant(tree, kernel, api_level, defconfig):
         (f"-{defconfig}" if defconfig != "wifi" else "")
 
 
-def _final(parent, tree, kernel, api_level, defconfig, tc_root):
+def _final(parent, variant, tree, kernel, api_level, defconfig, tc_root):
     key = build_key(tree, kernel, api_level, defconfig, tc_root.key if tc_root else "")
-    return os.path.join(parent, f"{_variant(tree, kernel, api_level, defconfig)}-{key}")
+    return os.path.join(parent, f"{variant}-{key}")
 
 
 def build_dir(tree, kernel, cache=None, api_level="", defconfig="wifi"):
     """Where build() builds (or finds complete) tree for kernel: a build is
     complete when this directory holds its stamp (STAMP)."""
     cache = cache or retrofi_kernels.cache_dir()
-    return _final(os.path.join(cache, "build"), tree, kernel, api_level, defconfig,
-                  retrofi_toolchain.for_kernel(kernel, cache))
+    return _final(os.path.join(cache, "build"), _variant(tree, kernel, api_level, defconfig),
+                  tree, kernel, api_level, defconfig, retrofi_toolchain.for_kernel(kernel, cache))
 
 
 def _source_suffix(tree):
