@@ -59,19 +59,30 @@ def target_has(kt, header, declaration):
     raise AssertionError(f"no {header} in {src}")
 
 
-def probed_tree(kt, tmp_path):
+def probed_tree(kt, tmp_path, mutate=None):
     """The output tree's include/ for kt, with the probes.h that
-    compat/probe.sh writes from kt's own headers: (tree, probes.h text)."""
+    compat/probe.sh writes from kt's own headers: (tree, probes.h text).
+    mutate(include_dir), if given, edits the copied headers first."""
     tree = tmp_path / kt.name
     shutil.copytree(os.path.join(REPO, "include"), tree / "include")
+    if mutate:
+        mutate(tree / "include")
     shutil.copy(os.path.join(REPO, "drivers", "out-tree", "include", "retrofi", "version.h"),
                 tree / "include" / "retrofi" / "version.h")
     probes = tree / "include" / "retrofi" / "probes.h"
-    p = subprocess.run(["sh", os.path.join(REPO, "compat", "probe.sh"), kt.headers,
-                        os.path.join(REPO, "compat", "probes.list"), str(probes)] + cc_of(kt),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout
-    return tree, probes.read_text()
+    if kt.headers not in _PROBED:
+        p = subprocess.run(["sh", os.path.join(REPO, "compat", "probe.sh"), kt.headers,
+                            os.path.join(REPO, "compat", "probes.list"), str(probes)] + cc_of(kt),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert p.returncode == 0, p.stdout
+        _PROBED[kt.headers] = probes.read_text()
+    probes.write_text(_PROBED[kt.headers])
+    return tree, _PROBED[kt.headers]
+
+
+# probes.h of each header tree: compat/probe.sh compiles every probe of
+# compat/probes.list against the target, once per tree in this module.
+_PROBED = {}
 
 
 def cc_of(kt):
@@ -90,12 +101,12 @@ def make_decide(kt, tree, code, target):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def decisions(kt, tmp_path, code):
+def decisions(kt, tmp_path, code, mutate=None):
     """What the output tree's headers choose against kt: probe.sh writes
     probes.h, then `make <file>.i` preprocesses code as every file of the
     tree is (compat headers first, retrofi/version.h force-included).
     Returns (probes.h, {api: "own" | "shim"})."""
-    tree, probes = probed_tree(kt, tmp_path)
+    tree, probes = probed_tree(kt, tmp_path, mutate)
     p = make_decide(kt, tree, code + LIST_CALLER, "decide.i")
     assert p.returncode == 0, p.stdout[-3000:]
     out = (tree / "decide.i").read_text()
@@ -108,14 +119,14 @@ def decisions(kt, tmp_path, code):
         "timer_shutdown": "own" if teardown[0] == "timer_shutdown_sync" else "shim"}
 
 
-@pytest.mark.network
-def test_the_probes_not_the_version_choose_the_shims_on_two_abis_of_one_major(oldest_and_newest,
-                                                                            tmp_path):
-    old, new = oldest_and_newest
+def check_the_probes_choose(old, new, tmp_path, mutate=None):
+    """On each ABI, every probed API is the target's own exactly where its
+    headers declare it, and the shim elsewhere; and the two ABIs differ on
+    list_count_nodes()."""
     code = rewritten_by_timer_rule(tmp_path)
     chosen = {}
     for kt in (old, new):
-        probes, chosen[kt.name] = decisions(kt, tmp_path, code)
+        probes, chosen[kt.name] = decisions(kt, tmp_path / "trees", code, mutate)
         has = {"list_count_nodes": target_has(kt, "linux/list.h",
                                               r"size_t list_count_nodes\(struct list_head"),
                "timer_shutdown": target_has(kt, "linux/timer.h",
@@ -130,6 +141,35 @@ def test_the_probes_not_the_version_choose_the_shims_on_two_abis_of_one_major(ol
     assert old.version.split(".")[:2] == new.version.split(".")[:2]
     assert chosen[old.name]["list_count_nodes"] == "shim", chosen
     assert chosen[new.name]["list_count_nodes"] == "own", chosen
+
+
+@pytest.mark.network
+def test_the_probes_not_the_version_choose_the_shims_on_two_abis_of_one_major(oldest_and_newest,
+                                                                            tmp_path):
+    check_the_probes_choose(*oldest_and_newest, tmp_path)
+
+
+def list_count_nodes_by_version(include):
+    """The mutation the check above must catch: list_count_nodes()'s shim
+    chosen by the API version alone (below 6.3), its probe ignored."""
+    h = include / "linux" / "list.h"
+    text = h.read_text()
+    guard = "RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_list_count_nodes)"
+    assert text.count(guard) == 1, f"{h}: the guard of list_count_nodes() changed: update this test"
+    h.write_text(text.replace(guard, "RETROFI_API_LESS(6, 3, 0)"))
+
+
+@pytest.mark.network
+def test_a_version_check_in_place_of_a_probe_is_caught_on_the_newer_abi(oldest_and_newest,
+                                                                       tmp_path):
+    """The check above can fail: with list_count_nodes()'s probe replaced by
+    a version check, the newer 6.1 ABI (which has the function from stable)
+    gets the shim, and the check names that ABI and the API."""
+    old, new = oldest_and_newest
+    with pytest.raises(AssertionError) as caught:
+        check_the_probes_choose(old, new, tmp_path, mutate=list_count_nodes_by_version)
+    assert f"{new.name} ({new.version}): the headers have list_count_nodes, " \
+        "but the tree chose the shim one" in str(caught.value), caught.value
 
 
 # The stack's two calls that 5.10's strict min() and max() refused with a
