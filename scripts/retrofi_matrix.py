@@ -83,6 +83,9 @@ Schema (version 1):
         headers: "linux-headers-{abi}-{flavour}"           # optional
         cc: gcc-12                                         # optional
         toolchain: trixie                                  # optional, as above
+        source: newest                                     # optional, as above: a
+                                                           # line newer than the
+                                                           # default source
         note: "free text"                                  # optional
 """
 
@@ -214,7 +217,7 @@ def _toolchain(m, what):
 
 def _parse_family(m, what):
     _check_keys(m, {"name", "kind", "suites", "abi", "flavours", "headers", "cc", "toolchain",
-                    "note"},
+                    "note", "source"},
                 ["name", "kind", "suites", "abi", "flavours"], what)
     name = _target_name(m, what)
     what = f"family '{name}'"
@@ -232,7 +235,8 @@ def _parse_family(m, what):
                   flavours=tuple(flavours), headers=headers,
                   cc=_str(m, "cc", what, re.compile(r"^[A-Za-z0-9_.+/-]+$"), ""),
                   toolchain=_toolchain(m, what),
-                  note=_str(m, "note", what, default=""))
+                  note=_str(m, "note", what, default=""),
+                  source=_str(m, "source", what, NAME_RE, default=""))
 
 
 def _parse_target(m, index):
@@ -382,6 +386,10 @@ def parse(text, path="kernel-matrix.yaml"):
                 t = _config_path(t, line, path)
             targets.append(t)
         by_name = {t.name: t for t in targets}
+        for t in families:
+            if t.source and t.source not in {s.name for s in sources}:
+                raise _SchemaError(f"family '{t.name}'.source '{t.source}' names no source",
+                                   lines[t.name], "use the name of an entry of sources:")
         for t in targets:
             if t.source and t.source not in {s.name for s in sources}:
                 raise _SchemaError(f"target '{t.name}'.source '{t.source}' names no source",

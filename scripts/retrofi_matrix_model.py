@@ -138,6 +138,7 @@ class Family:
     cc: str = ""
     toolchain: str = ""
     note: str = ""
+    source: str = ""           # the source's name ("" = the matrix's selected source)
 
     @property
     def key(self):
@@ -148,7 +149,7 @@ class Family:
         return Target(name=f"{abi}-{flavour}" if abi else self.name, kind=BUILD_ONLY,
                       default=False, suites=self.suites, abi=abi or self.abi,
                       flavour=flavour, headers=self.headers, image="", cc=self.cc,
-                      toolchain=self.toolchain,
+                      toolchain=self.toolchain, source=self.source,
                       family=self.name, version=version)
 
 

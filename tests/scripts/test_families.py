@@ -191,3 +191,46 @@ def test_a_build_only_row_names_the_probed_apis_its_target_lacks(tmp_path):
         "#define RETROFI_HAVE_kmemdup_array 0\n")
     assert retrofi_run.lacked_probes(str(tmp_path)) == ["list_count_nodes", "kmemdup_array"]
     assert retrofi_run.lacked_probes(str(tmp_path / "nowhere")) == ["(no probes.h)"]
+
+
+SOURCES = textwrap.dedent("""\
+    version: 1
+    sources:
+      - name: newest
+        package: "linux-source-*"
+        suites: [trixie-backports]
+      - name: "6.12"
+        package: linux-source-6.12
+        suites: [bookworm-security]
+    default_source: "6.12"
+    targets:
+      - name: all-6.1
+        kind: family
+        suites: [bookworm, bookworm-security]
+        abi: "6.1.0-*"
+        flavours: [amd64]
+      - name: all-7
+        kind: family
+        suites: [trixie-backports]
+        abi: "*+deb13"
+        flavours: [amd64]
+        source: newest
+    """)
+
+
+def test_a_family_newer_than_the_default_source_builds_the_source_it_names():
+    """A 6.12 stack cannot build on 7.x (del_timer_sync() and hrtimer_init()
+    are gone there): a family's source: gives its rows the newer stack,
+    while the other families' rows keep the default source."""
+    m = retrofi_matrix.parse(SOURCES)
+    old = m.family("all-6.1").target("amd64", "6.1.0-57", "6.1.192-3")
+    new = m.family("all-7").target("amd64", "7.3.4+deb13", "7.3.4-1~bpo13+1")
+    assert m.source_of(old).name == "6.12"
+    assert m.source_of(new).name == "newest"
+
+
+def test_a_family_naming_an_unknown_source_is_refused():
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.parse(SOURCES.replace("source: newest", "source: oldest"), "m.yaml")
+    assert "family 'all-7'.source 'oldest' names no source" in e.value.what, e.value.what
+    assert e.value.where.startswith("m.yaml:") and "sources:" in e.value.fix
