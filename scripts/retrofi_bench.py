@@ -67,7 +67,11 @@ class Figure:
     @property
     def name(self):
         what = GOALS[self.key.split(":")[0]][0]
-        return what.replace("one target", self.key.split(":", 1)[1]) if ":" in self.key else what
+        if ":" not in self.key:
+            return what
+        which = self.key.split(":", 1)[1]
+        return what.replace("one target", which) if "one target" in what \
+            else f"{what}, source {which}"
 
     @property
     def met(self):
@@ -162,13 +166,17 @@ def write_result(path, data):
 # ---------------------------------------------------------------- figures
 
 
-def generation_figures(g):
+def generation_figures(g, source_name=""):
+    """The generation figures of one source: the selected one's keys are
+    plain ("generate_cold_s"), another source's carry its name
+    ("generate_cold_s:newest")."""
+    suffix = f":{source_name}" if source_name else ""
     return [
-        Figure("generate_cold_s", g["cold"],
+        Figure("generate_cold_s" + suffix, g["cold"],
                f"{g['files']} files, {g['spatch_runs']} (rule, file) results computed"),
-        Figure("generate_cold_vs_floor", g["cold"] / g["floor"],
+        Figure("generate_cold_vs_floor" + suffix, g["cold"] / g["floor"],
                f"cold {g['cold']:.1f} s, floor {g['floor']:.1f} s"),
-        Figure("generate_warm_s", g["warm"], f"{g['warm_runs']} spatch results computed"),
+        Figure("generate_warm_s" + suffix, g["warm"], f"{g['warm_runs']} spatch results computed"),
     ]
 
 
@@ -303,12 +311,13 @@ def run(args):
 
     work = tempfile.mkdtemp(prefix="retrofi-bench-", dir=args.work_dir)
     try:
+        others = []      # (name, SourceTree) of the matrix's other sources
         if args.smoke:
             repo, source = smoke_world(os.path.join(work, "world"))
             kernel = None
         else:
             repo = REPO
-            source, kernel = _kernels()
+            source, kernel, others = _kernels()
         print(f"[bench] generation: {source.package} {source.version}, -j{jobs}", flush=True)
         g, generated = measure.generation(source, repo, work, jobs)
         record(generation_figures(g))
@@ -326,6 +335,11 @@ def run(args):
                               "incremental_vs_plain")])
         else:
             record(build_figures(b))
+        for name, other in others:
+            print(f"[bench] generation, source {name}: {other.package} {other.version}, "
+                  f"-j{jobs}", flush=True)
+            g, _ = measure.generation(other, repo, os.path.join(work, f"source-{name}"), jobs)
+            record(generation_figures(g, name))
         record(_matrix_figures(args, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -344,11 +358,16 @@ def _checkout(repo):
 
 
 def _kernels():
+    """The selected source, the 6.12 target the builds use, and every other
+    source of the matrix as (name, SourceTree): generation is measured for
+    each."""
     import retrofi_kernels
     import retrofi_matrix
     matrix = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     k = retrofi_kernels.fetch(matrix, ["6.12"])
-    return k.source, k.targets["6.12"]
+    others = [(s.name, retrofi_kernels.fetch(matrix.with_source(s.name), ["6.12"]).source)
+              for s in matrix.sources if s.name != matrix.source.name]
+    return k.source, k.targets["6.12"], others
 
 
 def _matrix_figures(args, work):

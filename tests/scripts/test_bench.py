@@ -86,6 +86,23 @@ def test_per_target_boot_figures_come_from_the_report_rows():
     assert b.value is None
 
 
+def test_every_source_has_its_own_generation_figures_held_to_the_same_goals():
+    g = {"cold": 13.0, "warm": 1.0, "floor": 10.0, "files": 348, "spatch_runs": 2900,
+         "warm_runs": 0}
+    selected = bench.generation_figures(g)
+    newest = bench.generation_figures(dict(g, cold=12.5), "newest")
+    assert [f.key for f in selected] == ["generate_cold_s", "generate_cold_vs_floor",
+                                         "generate_warm_s"]
+    assert [f.key for f in newest] == ["generate_cold_s:newest", "generate_cold_vs_floor:newest",
+                                       "generate_warm_s:newest"]
+    ratio = newest[1]
+    assert ratio.name == "generation cold / floor (1 spatch --jobs per rule), source newest"
+    assert ratio.value == pytest.approx(1.25) and ratio.goal == 1.2 and ratio.met is False
+    assert selected[1].met is False and selected[2].met is True
+    table = bench.table(selected + newest)
+    assert "source newest" in table and table.splitlines()[-1] == "2 of 6 measured goals met"
+
+
 def test_a_corrupt_previous_result_is_one_clear_error_and_nothing_is_written(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
