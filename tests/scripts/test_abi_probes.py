@@ -232,3 +232,33 @@ def test_min_max_of_an_unsigned_and_a_positive_constant_build_on_the_oldest_and_
     # The premise: one major, the stable update between the two ABIs.
     assert old.version.split(".")[:2] == new.version.split(".")[:2] == ["5", "10"]
     assert shimmed == {old.name: {"min", "max"}, new.name: set()}, shimmed
+
+
+@pytest.mark.network
+def test_the_netns_member_follows_the_probe_on_a_6_12_abi_before_the_stable_rename(tmp_path):
+    """Debian's 6.12.107 predates stable's "net: rename netns_local to
+    netns_immutable" (6.12.114), which 6.12.118 has: rule 0200's output
+    (its test pair's expected file, as the generator writes it) must set
+    the member the target's own struct net_device has, netns_local there,
+    and compile without a warning. (On 6.12.118 and 5.10 the pair is
+    compiled by test_semantic_patches.py, where a wrong choice would name
+    a member the struct lacks.)"""
+    old, new = oldest_and_newest_of("all-6.12")
+    assert target_has(new, "linux/netdevice.h", r"\bnetns_immutable:1;")
+    assert target_has(old, "linux/netdevice.h", r"\bnetns_local:1;") and \
+        not target_has(old, "linux/netdevice.h", r"\bnetns_immutable\b"), \
+        f"{old.name} ({old.version}) no longer predates the rename: pick an older ABI"
+    tree, probes = probed_tree(old, tmp_path)
+    assert (probe_value(probes, "netdev_netns_immutable"),
+            probe_value(probes, "netdev_netns_local")) == (0, 1), old.name
+    expected = os.path.join(REPO, "tests", "semantic-patches", "0200-netdev-netns-immutable",
+                            "expected.c")
+    code = open(expected).read()
+    p = make_decide(old, tree, code, "decide.i")
+    assert p.returncode == 0, p.stdout[-3000:]
+    out = (tree / "decide.i").read_text()
+    assert re.findall(r"->(netns_\w+) = (\w+);", out) == \
+        [("netns_local", "false"), ("netns_local", "true"), ("netns_local", "true")], out[-2000:]
+    assert "NETIF_F_NETNS_LOCAL" not in out
+    p = make_decide(old, tree, code, "decide.o")
+    assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]

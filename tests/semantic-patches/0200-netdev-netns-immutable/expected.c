@@ -21,8 +21,10 @@ int test_switch_netns(struct list_head *wdev_list, struct net *net)
 		if (!wdev->netdev)
 			continue;
 		
-#if RETROFI_LINUX_IS_GEQ(6,12,0)
+#if RETROFI_HAVE_netdev_netns_immutable
 		wdev->netdev->netns_immutable = false;
+#elif RETROFI_HAVE_netdev_netns_local
+		wdev->netdev->netns_local = false;
 #else
 		wdev->netdev->features &= ~NETIF_F_NETNS_LOCAL;
 #endif
@@ -31,8 +33,10 @@ int test_switch_netns(struct list_head *wdev_list, struct net *net)
 		if (err)
 			break;
 		
-#if RETROFI_LINUX_IS_GEQ(6,12,0)
+#if RETROFI_HAVE_netdev_netns_immutable
 		wdev->netdev->netns_immutable = true;
+#elif RETROFI_HAVE_netdev_netns_local
+		wdev->netdev->netns_local = true;
 #else
 		wdev->netdev->features |= NETIF_F_NETNS_LOCAL;
 #endif
@@ -45,8 +49,10 @@ void test_post_init(struct net_device *dev)
 {
 	/* can only change netns with wiphy */
 	
-#if RETROFI_LINUX_IS_GEQ(6,12,0)
+#if RETROFI_HAVE_netdev_netns_immutable
 	dev->netns_immutable = true;
+#elif RETROFI_HAVE_netdev_netns_local
+	dev->netns_local = true;
 #else
 	dev->features |= NETIF_F_NETNS_LOCAL;
 #endif

@@ -31,8 +31,10 @@ int test_netdev_notifier_call(struct notifier_block *nb,
 		wdev->netdev = dev;
 		/* can only change netns with wiphy */
 		
-#if RETROFI_LINUX_IS_GEQ(6,12,0)
+#if RETROFI_HAVE_netdev_netns_immutable
 		dev->netns_immutable = true;
+#elif RETROFI_HAVE_netdev_netns_local
+		dev->netns_local = true;
 #else
 		dev->features |= NETIF_F_NETNS_LOCAL;
 #endif
