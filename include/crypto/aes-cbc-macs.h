@@ -89,4 +89,30 @@ RETROFI_CENSUS(aes_cmac_preparekey, "7.1", "structural",
 	       "the AES-CMAC library of <crypto/aes-cbc-macs.h> (commit and version not verified)");
 #endif /* < 7.1 */
 
+/*
+ * aes_cmac_zeroize_key(), aes_cmac_zeroize_ctx() -- the library's
+ * zeroizing helpers, which 7.3's <crypto/aes-cbc-macs.h> has and 7.2's
+ * lacks (Debian's 7.2.6 and 7.2.12; the commit that added them is not
+ * verified here): mac80211's fils_aead.c declares its key with
+ * __cleanup(aes_cmac_zeroize_key). Structural (inline helpers of a new
+ * header), chosen by the probe aes_cmac_zeroize_key where the target has
+ * the library; below 7.1 the block above defines them.
+ */
+#if RETROFI_LINUX_LESS(7, 3, 0) && !RETROFI_LINUX_LESS(7, 1, 0) && \
+	!RETROFI_HAVE_aes_cmac_zeroize_key
+#include <linux/string.h>
+
+static inline void aes_cmac_zeroize_key(struct aes_cmac_key *key)
+{
+	memzero_explicit(key, sizeof(*key));
+}
+
+static inline void aes_cmac_zeroize_ctx(struct aes_cmac_ctx *ctx)
+{
+	memzero_explicit(ctx, sizeof(*ctx));
+}
+RETROFI_CENSUS(aes_cmac_zeroize_key, "7.3", "structural",
+	       "aes_cmac_zeroize_key() and aes_cmac_zeroize_ctx() of <crypto/aes-cbc-macs.h> (commit and version not verified)");
+#endif /* < 7.3 */
+
 #endif /* _RETROFI_CRYPTO_AES_CBC_MACS_H */

@@ -542,6 +542,46 @@ out:
 	return err;
 }
 
+/*
+ * aes_cmac_zeroize_key() and aes_cmac_zeroize_ctx() (7.3): a prepared key
+ * and a context in use are all zeroes afterwards.
+ */
+static const char *test_aes_cmac_zeroize_clears_the_key_and_the_context(void)
+{
+	static const u8 k[16] = { 0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6 };
+	static const u8 m[24] = { 0x6b, 0xc1, 0xbe, 0xe2 };
+	struct aes_cmac_key *key;
+	struct aes_cmac_ctx *ctx;
+	const char *err = NULL;
+
+	key = kzalloc(sizeof(*key), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!key || !ctx) {
+		err = "out of memory";
+		goto out;
+	}
+	if (aes_cmac_preparekey(key, k, sizeof(k))) {
+		err = "a 16-byte key was refused";
+		goto out;
+	}
+	aes_cmac_init(ctx, key);
+	aes_cmac_update(ctx, m, sizeof(m));
+	if (!memchr_inv(key, 0, sizeof(*key)) || !memchr_inv(ctx, 0, sizeof(*ctx))) {
+		err = "the prepared key or the context in use is all zeroes already";
+		goto out;
+	}
+	aes_cmac_zeroize_ctx(ctx);
+	aes_cmac_zeroize_key(key);
+	if (memchr_inv(ctx, 0, sizeof(*ctx)))
+		err = "aes_cmac_zeroize_ctx() left a byte of the context set";
+	else if (memchr_inv(key, 0, sizeof(*key)))
+		err = "aes_cmac_zeroize_key() left a byte of the key set";
+out:
+	kfree(ctx);
+	kfree_sensitive(key);
+	return err;
+}
+
 struct st_faux {
 	int probed, removed;
 };

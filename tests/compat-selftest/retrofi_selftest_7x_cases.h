@@ -27,6 +27,7 @@
 	T(system_dfl_wq_runs_work, system_dfl_wq),
 	T(define_raw_flex_is_zeroed_with_room_for_the_count, DEFINE_RAW_FLEX),
 	T(aes_cmac_matches_the_rfc_4493_examples, aes_cmac_update),
+	T(aes_cmac_zeroize_clears_the_key_and_the_context, aes_cmac_zeroize_key),
 	T(faux_device_is_made_probed_and_destroyed, faux_device_create),
 	T(kunit_static_stub_redirect_runs_the_body, KUNIT_STATIC_STUB_REDIRECT),
 	TA(sk_requests_wifi_status_follows_the_socket_flag, sk_requests_wifi_status, 6, 13, 0),
