@@ -338,7 +338,9 @@ def run(args):
         for name, other in others:
             print(f"[bench] generation, source {name}: {other.package} {other.version}, "
                   f"-j{jobs}", flush=True)
-            g, _ = measure.generation(other, repo, os.path.join(work, f"source-{name}"), jobs)
+            other_work = os.path.join(work, f"source-{name}")
+            os.makedirs(other_work)
+            g, _ = measure.generation(other, repo, other_work, jobs)
             record(generation_figures(g, name))
         record(_matrix_figures(args, work))
     finally:
