@@ -386,14 +386,13 @@ def parse(text, path="kernel-matrix.yaml"):
                 t = _config_path(t, line, path)
             targets.append(t)
         by_name = {t.name: t for t in targets}
-        for t in families:
-            if t.source and t.source not in {s.name for s in sources}:
-                raise _SchemaError(f"family '{t.name}'.source '{t.source}' names no source",
+        known = {s.name for s in sources}
+        for t in families + targets:
+            if t.source and t.source not in known:
+                what = "family" if isinstance(t, Family) else "target"
+                raise _SchemaError(f"{what} '{t.name}'.source '{t.source}' names no source",
                                    lines[t.name], "use the name of an entry of sources:")
         for t in targets:
-            if t.source and t.source not in {s.name for s in sources}:
-                raise _SchemaError(f"target '{t.name}'.source '{t.source}' names no source",
-                                   lines[t.name], "use the name of an entry of sources:")
             if t.kind == "shape":
                 base = by_name.get(t.base)
                 if base is None or base.kind not in ("real", "build"):
