@@ -11,12 +11,13 @@
 # overrides it) and stops with one error naming it, and the fix, when that
 # compiler is not installed: otherwise every probe would fail for it.
 #
-# Compiles one object per probe with the target's Kbuild (one make run of
-# single targets, -k, in parallel, in a temporary directory) and writes the
-# header atomically. The layout checks in layout.list (beside probes.list)
-# are measured by a second such run, from assembly like the kernel's
-# asm-offsets. The result is cached: it is redone only when KLIB_BUILD,
-# its kernel release or the lists change.
+# Compiles each probe with the target's Kbuild (one make run of single
+# targets, -k, in parallel, in a temporary directory; to assembly, where a
+# missing declaration fails: assembling and objtool would only add time)
+# and writes the header atomically. The layout checks in layout.list
+# (beside probes.list) are measured by a second such run, from assembly
+# like the kernel's asm-offsets. The result is cached: it is redone only
+# when KLIB_BUILD, its kernel release or the lists change.
 set -eu
 
 die() { echo "retrofi: error: $*" >&2; exit 1; }
@@ -134,12 +135,12 @@ LAYOUT
 done < "$layout"
 
 echo "  PROBE   $(echo $names | wc -w) APIs, $(echo $offsets $values | wc -w) layouts in $klib ($rel)"
-# Two make runs of single targets (objects and assembly only: no modpost,
-# no linking), each over every probe at once, in parallel.
+# Two make runs of single targets (assembly only: no modpost, no
+# linking), each over every probe at once, in parallel.
 jobs=-j$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 # Each probe must compile without error; warnings are errors here so that
 # an implicit declaration never counts as "present".
-objs=$(for name in $names; do printf ' probe_%s.o' "$name"; done)
+objs=$(for name in $names; do printf ' probe_%s.s' "$name"; done)
 [ -z "$objs" ] || make -k -s "$jobs" -C "$klib" M="$tmp" "$@" KCFLAGS=-Werror $objs >"$tmp/log" 2>&1 || true
 asms=$(for o in $offsets; do printf ' layout_%s.s' "$o"; done; for v in $values; do printf ' value_%s.s' "$v"; done)
 [ -z "$asms" ] || make -k -s "$jobs" -C "$klib" M="$tmp" "$@" $asms >"$tmp/layout.log" 2>&1 || true
@@ -156,7 +157,7 @@ mkdir -p "$(dirname "$out")"
 	echo "#ifndef _RETROFI_PROBES_H"
 	echo "#define _RETROFI_PROBES_H"
 	for name in $names; do
-		if [ -f "$tmp/probe_$name.o" ]; then v=1; else v=0; fi
+		if [ -f "$tmp/probe_$name.s" ]; then v=1; else v=0; fi
 		echo "#define RETROFI_HAVE_$name $v"
 	done
 	for o in $offsets; do

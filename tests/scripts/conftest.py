@@ -54,6 +54,20 @@ def oldest_default_real(matrix_path=os.path.join(REPO, "kernel-matrix.yaml")):
     return min(reals, key=functools.cmp_to_key(lambda a, b: retrofi_debversion.compare(a.name, b.name)))
 
 
+def lts_source(matrix_path=os.path.join(REPO, "kernel-matrix.yaml")):
+    """The long-term source's name (lts: true): the tests that keep its
+    stack building on its targets select it (SOURCE=, with_source())."""
+    import retrofi_matrix
+    (name,) = [s.name for s in retrofi_matrix.load(matrix_path).all_sources() if s.lts]
+    return name
+
+
+def lts_matrix(matrix_path=os.path.join(REPO, "kernel-matrix.yaml")):
+    """The matrix with the long-term source selected."""
+    import retrofi_matrix
+    return retrofi_matrix.load(matrix_path).with_source(lts_source(matrix_path))
+
+
 @pytest.fixture(scope="session")
 def fetched():
     """The source and default targets, fetched into the cache (as `make kernels`)."""

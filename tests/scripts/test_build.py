@@ -185,3 +185,54 @@ def test_a_cache_reached_through_a_symlink_shares_the_build_key(tmp_path):
     key = retrofi_build.build_key(str(tree), kernel(real / "root"))
     assert retrofi_build.build_key(str(tree), kernel(tmp_path / "private/targets/6.12/root")) == key
     assert retrofi_build.build_key(str(tree), kernel(real / "root", "6.12.2")) != key
+
+
+def _sections(ko):
+    import subprocess
+    out = subprocess.run(["readelf", "-S", "-W", ko], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    return {l.split("]", 1)[1].split()[0] for l in out.splitlines() if "]" in l and "[Nr]" not in l}
+
+
+def test_builds_add_g0_after_the_callers_kcflags_unless_debug_info_is_asked(monkeypatch, tmp_path):
+    monkeypatch.delenv("KCFLAGS", raising=False)
+    monkeypatch.delenv(retrofi_build.DEBUG_INFO_ENV, raising=False)
+    assert retrofi_build.kcflags() == "-g0"
+    monkeypatch.setenv("KCFLAGS", "-fno-inline  -DX=1")
+    assert retrofi_build.kcflags() == "-fno-inline -DX=1 -g0"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "Makefile").write_text("all:\n")
+    k = retrofi_kernels.KernelTree("6.12", "", "6.12.1", str(tmp_path), "", "", "", "", "")
+    without = retrofi_build.build_key(str(tree), k)
+    monkeypatch.setenv(retrofi_build.DEBUG_INFO_ENV, "1")
+    assert retrofi_build.kcflags() == "-fno-inline -DX=1"
+    assert retrofi_build.build_key(str(tree), k) != without, "a build with debug info is another"
+
+
+@pytest.mark.network
+def test_a_build_has_no_debug_info_unless_asked_and_the_same_code(kernel, tmp_path, monkeypatch):
+    """-g0 (the stage's default) drops the DWARF sections and changes no
+    code: the module's .text is byte-identical to the one built with the
+    kernel's own -g (RETROFI_DEBUG_INFO=1)."""
+    import subprocess
+    tree = tiny_tree(tmp_path / "t", "int tiny_sum(const int *v, int n);\n"
+                     "int tiny_sum(const int *v, int n) { int s = 0; while (n--) s += v[n]; "
+                     "return s; }\nEXPORT_SYMBOL(tiny_sum);\n")
+    cache = str(tmp_path / "cache")
+    monkeypatch.delenv(retrofi_build.DEBUG_INFO_ENV, raising=False)
+    plain = retrofi_build.build(tree, kernel, str(tmp_path / "b1.log"), cache=cache)
+    assert plain.ok, plain.summary()
+    assert "KCFLAGS=-g0 CONFIG_DEBUG_INFO_BTF_MODULES=\n" in open(plain.log).read()
+    monkeypatch.setenv(retrofi_build.DEBUG_INFO_ENV, "1")
+    debug = retrofi_build.build(tree, kernel, str(tmp_path / "b2.log"), cache=cache)
+    assert debug.ok and not debug.cached and debug.tree != plain.tree, debug.summary()
+    ko, ko_g = os.path.join(plain.tree, "tiny.ko"), os.path.join(debug.tree, "tiny.ko")
+    assert ".debug_info" not in _sections(ko) and ".debug_info" in _sections(ko_g)
+
+    def text(path):
+        out = tmp_path / "text.bin"
+        subprocess.run(["objcopy", "-O", "binary", "--only-section=.text", path, str(out)],
+                       check=True)
+        return out.read_bytes()
+    assert text(ko) == text(ko_g) and len(text(ko)) > 0

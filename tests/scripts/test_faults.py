@@ -39,11 +39,14 @@ import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_pins
-from conftest import CLI, PYTHON, REPO, require_root, run_cli
+from conftest import CLI, PYTHON, REPO, lts_matrix, lts_source, require_root, run_cli
 from faultcheck import CASES, assert_one_error, normalise as _normalise, snapshot as _snapshot
 
+# The campaign runs on the long-term source's stack (SOURCE=): the 6.12
+# build it finishes is the one the runner tests reuse.
 UNREACHABLE = {"RETROFI_MIRROR": "http://127.0.0.1:9/debian",
-               "RETROFI_SECURITY_MIRROR": "http://127.0.0.1:9/debian-security"}
+               "RETROFI_SECURITY_MIRROR": "http://127.0.0.1:9/debian-security",
+               "SOURCE": lts_source()}
 # The first error line each case here produced, normalised (see _normalise).
 SEEN = {}
 
@@ -417,8 +420,8 @@ def source_farm(good_out, tmp_path_factory):
     env = dict(UNREACHABLE, RETROFI_CACHE=cache)
     p = run_cli("generate", "--out", str(out), env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
-    # The default source's tree (the cache may hold other sources too).
-    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    # The long-term source's tree, the campaign's (the cache holds others too).
+    m = lts_matrix()
     pin = retrofi_pins.load_lock(os.path.join(REPO, "kernel-matrix.lock"))[m.source.key]["packages"][0]
     tree = os.path.join(cache, "source", f"{pin['name']}_{pin['version']}")
     src = os.path.join(tree, json.load(open(os.path.join(tree, "stamp.json")))["tree"])

@@ -301,7 +301,10 @@ def test_corrupt_cached_deb_is_detected_named_and_fetched_again(tmp_path, capsys
 @pytest.mark.network
 def test_kernels_fetches_source_and_default_targets(real_kernels):
     m, k = real_kernels
-    assert k.source.package == "linux-source-6.12"
+    # The default source: the newest linux-source, as pinned.
+    lock = retrofi_pins.load_lock(os.path.join(REPO, "kernel-matrix.lock"))
+    assert m.source.name == "newest"
+    assert k.source.package == lock["source:newest"]["packages"][0]["name"] != "linux-source-6.12"
     assert os.path.isfile(os.path.join(k.source.path, "net/mac80211/main.c"))
     assert os.path.isfile(os.path.join(k.source.path, "include/linux/list.h"))
     assert k.source.mtime > 1600000000
@@ -386,6 +389,6 @@ def test_run_killed_while_unpacking_leaves_nothing_taken_for_complete(real_kerne
     # The next run finishes the job (offline: the .debs are cached) and cleans up.
     q = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert q.returncode == 0, q.stdout[-2000:]
-    assert "unpacking linux-source-6.12" in q.stdout
+    assert f"unpacking {real_kernels[1].source.package}" in q.stdout
     src = os.listdir(os.path.join(cache, "source"))
     assert len(src) == 1 and not src[0].startswith(".")

@@ -51,10 +51,12 @@ def parse_error(text):
 
 def test_repository_matrix_is_valid(repo):
     m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
-    assert m.source.package == "linux-source-6.12"
+    # The newest source by default, its identity first; 6.12 the LTS.
+    assert (m.source.name, m.source.package) == ("newest", "linux-source-*")
+    assert [(s.name, s.package) for s in m.all_sources() if s.lts] == [("6.12", "linux-source-6.12")]
     names = [t.name for t in m.targets]
-    assert {"6.12", "6.1", "5.10"} <= set(names)
-    assert [t.name for t in m.select()] == ["6.12", "6.1", "5.10", "2.6.21"]
+    assert {"7.3", "6.12", "6.1", "5.10"} <= set(names)
+    assert [t.name for t in m.select()] == ["7.3", "6.12", "6.1", "5.10", "2.6.21"]
     assert m.real_target(m.target("2.6.21")).name == "5.10"    # the oldest real kernel
 
 

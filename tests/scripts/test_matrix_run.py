@@ -2,8 +2,9 @@
 `retrofi.py matrix --targets <oldest default>` generates, builds, boots the
 backport in QEMU and runs every guest test; the exit status, the table and
 the report files all come from the parsed KTAP and agree with each other.
-The identity target (6.12) runs too, on a machine whose KVM faults after
-its probe boot: the runner must finish under TCG and say so."""
+The long-term source's identity (SOURCE=6.12 on 6.12, the build the fault
+campaign finished) runs too, on a machine whose KVM faults after its probe
+boot: the runner must finish under TCG and say so."""
 
 import glob
 import json
@@ -18,7 +19,7 @@ import retrofi_initramfs
 import retrofi_kernels
 import retrofi_matrix
 import retrofi_run
-from conftest import REPO, oldest_default_real, private_cache, run_cli
+from conftest import REPO, lts_source, oldest_default_real, private_cache, run_cli
 from faultcheck import assert_one_error, saw
 
 GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
@@ -113,7 +114,7 @@ def test_matrix_finishes_under_tcg_when_kvm_faults_after_its_probe(tmp_path, mod
     shutil.copy(os.path.join(REPO, "tests", "scripts", "fakes", "qemu-system-x86_64"), bindir)
     env = {"PATH": f"{bindir}:{os.environ['PATH']}", "REAL_QEMU": shutil.which("qemu-system-x86_64"),
            "FAKE_QEMU_MODE": mode, "RETROFI_ACCEL": "auto",
-           "RETROFI_CACHE": private_cache(tmp_path / "cache")}
+           "RETROFI_CACHE": private_cache(tmp_path / "cache"), "SOURCE": lts_source()}
     out = tmp_path / "out"
     p, report = _run_matrix("6.12", out, env)
     row = _assert_every_guest_test_passed(p, out, report, "6.12")

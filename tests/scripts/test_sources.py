@@ -312,15 +312,17 @@ def test_kbuild_drift_names_dropped_objects_and_missing_modules(tmp_path):
 def test_repository_declares_newest_and_lts_sources_and_moving_the_default_is_one_line(repo):
     text = open(os.path.join(repo, "kernel-matrix.yaml")).read()
     m = retrofi_matrix.parse(text)
-    assert m.source.name == "6.12" and m.source.lts
     newest = m.source_named("newest")
+    assert m.source == newest and not newest.lts
     assert newest.floating and newest.suites == ("trixie-backports",)
-    assert m.source_of(m.target("7.3")) == newest
-    assert m.source_of(m.target("6.1")) == m.source
-    assert not m.target("7.3").default
-    moved = retrofi_matrix.parse(text.replace('default_source: "6.12"', "default_source: newest"))
-    assert moved.source == newest and moved.source_of(moved.target("6.1")) == newest
-    assert moved.source_of(moved.target("debug-6.12")).name == "6.12"
+    assert m.source_of(m.target("7.3")) == newest and m.target("7.3").default
+    assert m.source_of(m.target("6.1")) == newest
+    assert m.source_of(m.target("debug-6.12")).name == "6.12"
+    # Back to the long-term source: one line; rows naming a source keep it.
+    moved = retrofi_matrix.parse(text.replace("default_source: newest", 'default_source: "6.12"'))
+    assert moved.source.name == "6.12" and moved.source.lts
+    assert moved.source_of(moved.target("6.1")) == moved.source
+    assert moved.source_of(moved.target("7.3")) == newest
     lock = retrofi_pins.load_lock(os.path.join(repo, "kernel-matrix.lock"))
     assert lock["source:newest"]["packages"][0]["name"].startswith("linux-source-")
     assert lock["source:6.12"]["packages"][0]["name"] == "linux-source-6.12"
@@ -404,9 +406,11 @@ def test_refresh_without_source_takes_the_newest_source_a_suite_serves(tmp_path,
     asked = []
 
     def fake_source(matrix, package=None, suites=None):
-        asked.append((package or matrix.source.package, tuple(suites or matrix.source.suites)))
-        return gen.SourceTree(package or matrix.source.package, "1", str(tmp_path / (package or "m")),
-                              0)
+        # A floating source resolves to its pin, the newest served here.
+        package = package or (matrix.source.package if not matrix.source.floating
+                              else "linux-source-7.3")
+        asked.append((package, tuple(suites or matrix.source.suites)))
+        return gen.SourceTree(package, "1", str(tmp_path / package), 0)
     monkeypatch.setattr(retrofi, "_source", fake_source)
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     tree, base = retrofi._refresh_source(m, "", [])
