@@ -51,6 +51,7 @@ import stat
 import tempfile
 from typing import Tuple
 
+import retrofi_build
 import retrofi_census
 import retrofi_kernels
 import retrofi_toolchain
@@ -150,14 +151,15 @@ def install_backport(tree, target, dest, api_level=""):
 
     api_level: the one the tree was built at. `make install` depends on
     `make modules`, and Kbuild rebuilds every object whose command line
-    changed: without the same API_LEVEL it would rebuild (and install) the
-    stack at the target's real level."""
+    changed: without the same API_LEVEL, CC and the build stage's make
+    variables (KCFLAGS...) it would rebuild (and install) another build."""
     env = dict(os.environ)
     argv = ["make", "-C", tree, f"KLIB={target.headers}", f"INSTALL_MOD_PATH={dest}", "install"]
     if api_level:
         argv.append(f"API_LEVEL={api_level}")
     if target.cc:
         argv.append(f"CC={target.cc}")
+    argv += retrofi_build.make_vars()
     argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree, dest],
                                        ro=[target.root], env=env)
     out = _run(argv, f"make install of {tree} for target {target.name}", cwd=tree, env=env)
@@ -165,7 +167,8 @@ def install_backport(tree, target, dest, api_level=""):
     if rebuilt:
         raise RetrofiError(f"make install rebuilt the stack instead of installing the build "
                            f"({rebuilt[0]}, ... {len(rebuilt)} steps)", where=tree,
-                           fix="pass make install the settings of the build (API_LEVEL=, CC=)")
+                           fix="pass make install the settings of the build (API_LEVEL=, CC=, "
+                               "retrofi_build.make_vars())")
     updates = os.path.join(dest, "lib", "modules", target.kernelrelease, "updates")
     if not os.path.isdir(updates) or not _module_map(updates):
         raise RetrofiError(f"make install put no modules into {updates}", where=tree,
