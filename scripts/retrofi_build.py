@@ -211,6 +211,18 @@ def release(tree):
         os.close(fd)
 
 
+def forget(tree):
+    """A build something else changed (a make install that rebuilt objects
+    with other settings) is no longer the build its key names: without its
+    stamp the next build() resumes it in place, and Kbuild remakes what
+    was changed.  True if it was a complete build of this stage."""
+    try:
+        os.unlink(os.path.join(tree, STAMP))
+        return True
+    except FileNotFoundError:
+        return False
+
+
 def _build_dir_re(name):
     return re.compile(rf"^(\.copy-)?{re.escape(name)}-[0-9a-f]{{16}}(-\d+)?$")
 

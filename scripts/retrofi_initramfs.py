@@ -165,8 +165,13 @@ def install_backport(tree, target, dest, api_level=""):
     out = _run(argv, f"make install of {tree} for target {target.name}", cwd=tree, env=env)
     rebuilt = [l.strip() for l in out.splitlines() if l.strip().startswith(("CC [M]", "LD [M]"))]
     if rebuilt:
+        # The cached build now holds objects of other settings: the next
+        # build of it remakes them instead of reusing it as complete.
+        forgotten = retrofi_build.forget(tree)
         raise RetrofiError(f"make install rebuilt the stack instead of installing the build "
-                           f"({rebuilt[0]}, ... {len(rebuilt)} steps)", where=tree,
+                           f"({rebuilt[0]}, ... {len(rebuilt)} steps)"
+                           + ("; the build is no longer taken as complete" if forgotten else ""),
+                           where=tree,
                            fix="pass make install the settings of the build (API_LEVEL=, CC=, "
                                "retrofi_build.make_vars())")
     updates = os.path.join(dest, "lib", "modules", target.kernelrelease, "updates")

@@ -121,3 +121,26 @@ def test_a_tree_reached_through_a_symlink_reuses_the_archive(stage, tmp_path):
     os.symlink(tree, link)
     again = build(tree=str(link))
     assert again.reused and again.path == first.path and len(stagings) == 1
+
+
+def test_an_install_that_rebuilds_is_refused_and_the_build_no_longer_taken_as_complete(tmp_path):
+    """make install with other settings than the build's rebuilds objects
+    in the cached build: the stage refuses to use what it installed, and
+    the build loses its stamp, so the next run remakes it instead of
+    reusing a build that is no longer the one its key names."""
+    import retrofi_build
+    from retrofi_errors import RetrofiError
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "Makefile").write_text("install:\n\t@echo '  CC [M]  compat/main.o'\n")
+    (tree / retrofi_build.STAMP).write_text("{}")
+    target = retrofi_kernels.KernelTree(
+        name="t", abi="6.12.0-test", version="6.12.0-1", root=str(tmp_path),
+        headers=str(tmp_path / "headers"), kernelrelease="6.12.0-test",
+        image="", modules="", cc="")
+    with pytest.raises(RetrofiError) as e:
+        retrofi_initramfs.install_backport(str(tree), target, str(tmp_path / "dest"))
+    assert "make install rebuilt the stack instead of installing the build (CC [M]  " \
+        "compat/main.o, ... 1 steps); the build is no longer taken as complete" in str(e.value)
+    assert "make_vars()" in e.value.fix
+    assert not (tree / retrofi_build.STAMP).exists()
