@@ -102,7 +102,7 @@ from retrofi_matrix_model import (  # noqa: F401  (the model, re-exported)
     AllowedSplat, BUILD_ONLY, DEFAULT, DEFAULT_BOOT_TIMEOUT,
     DEFAULT_EVENT_TIMEOUT, DEFAULT_HEADERS, DEFAULT_IMAGE, ExpectedSkip,
     FAMILY_ABI_RE, Family, KERNEL_ARGS_RE, Matrix,
-    NAME_RE, PKG_GLOB_RE, ROW_NAME_RE, RT,
+    ALL, NAME_RE, PKG_GLOB_RE, ROW_NAME_RE, RT,
     SCHEMA_VERSION, SELECTIONS, SHAPES, SUITE_RE,
     SWEEP, SWEEP_ALL, Source, Target,
     VERSION_RE, abi_glob_regex)
@@ -200,7 +200,8 @@ def _target_name(m, what):
         raise _SchemaError(f"a target cannot be named '{name}'", _line(m, "name"),
                            f"rename it: TARGETS={SHAPES} selects every shape target, "
                            f"TARGETS={DEFAULT} the default ones, TARGETS={SWEEP} and "
-                           f"{SWEEP_ALL} the families' rows, TARGETS={RT} the booted rt rows")
+                           f"{SWEEP_ALL} the families' rows, TARGETS={RT} the booted rt rows, "
+                           f"TARGETS={ALL} every real row and shape")
     return name
 
 

@@ -24,7 +24,8 @@ DEFAULT = "default"        # the selection of the default targets (as no TARGETS
 SWEEP = "sweep"            # the sweep's selection of the families' build-only rows
 SWEEP_ALL = "sweep-all"    # every build-only row of every family
 RT = "rt"                  # every booted row of an rt flavour (TARGETS=rt)
-SELECTIONS = (SHAPES, DEFAULT, SWEEP, SWEEP_ALL, RT)
+ALL = "all"                # every real row and every shape on one (TARGETS=all)
+SELECTIONS = (SHAPES, DEFAULT, SWEEP, SWEEP_ALL, RT, ALL)
 BUILD_ONLY = "build-only"  # the kind of a family's rows
 FAMILY_ABI_RE = re.compile(r"^[a-z0-9*][a-z0-9.+*?-]*$")   # "*+deb13": every major
 ROW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+~-]*$")
@@ -198,8 +199,10 @@ class Matrix:
         The name "shapes" stands for every shape target on a real base (a
         shape on a build target's kernel is named on its own), "default"
         for the default targets, "sweep-all" for every build-only row of
-        the families, "sweep" for the sweep's share of them and "rt" for
-        every booted (kind: real) row of an rt flavour."""
+        the families, "sweep" for the sweep's share of them, "rt" for
+        every booted (kind: real) row of an rt flavour and "all" for every
+        real row and every shape on one (not the families' build-only rows,
+        nor the debug rows, whose kernel is built here: name those)."""
         if not names:
             return [t for t in self.targets if t.default]
         wanted = []
@@ -212,6 +215,9 @@ class Matrix:
                 if not group:
                     raise RetrofiError("TARGETS=shapes, but the matrix has no shape target",
                                        where=self.path, fix="add targets with kind: shape")
+            elif n == ALL:
+                group = [t for t in self.targets if t.kind == "real" or
+                         (t.kind == "shape" and self.real_target(t).kind == "real")]
             elif n in (SWEEP, SWEEP_ALL):
                 group = self.sweep(everything=n == SWEEP_ALL)
             elif n == RT:

@@ -122,10 +122,20 @@ def test_rt_selection_needs_an_rt_row_and_adds_to_named_ones():
     assert m.target("6.1").flavour == "rt-amd64"
 
 
-@pytest.mark.parametrize("group", ["shapes", "default", "rt"])
+@pytest.mark.parametrize("group", ["shapes", "default", "rt", "all"])
 def test_a_target_named_like_a_selection_group_is_refused(group):
     e = parse_error(GOOD.replace("name: shape-2.6.26", f"name: {group}"))
     assert f"cannot be named '{group}'" in e.what and "m.yaml:" in e.where
+
+
+def test_all_selects_every_real_row_and_every_shape_on_one(repo):
+    m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
+    names = [t.name for t in m.select(["all"])]
+    assert names[:7] == ["7.3", "6.12", "6.1", "5.10", "6.12-rt", "6.1-rt", "7.2"]
+    assert names[7:] == ["2.6.21", "2.6.24", "2.6.27", "2.6.29", "3.0", "3.10", "4.4", "4.19"]
+    # Not the debug rows (a kernel built here) nor the families' build-only rows.
+    assert "debug-6.12" not in names and "debug-2.6.21" not in names
+    assert not any(t.kind == "build-only" for t in m.select(["all"]))
 
 
 def test_default_selects_the_default_targets_beside_named_ones():
