@@ -144,6 +144,15 @@ def _private_matrix(dst):
     return os.path.join(dst, "kernel-matrix.yaml")
 
 
+def _defaults_through(name):
+    """The default real targets up to name, in matrix order: what a farm
+    links so that `kernels` reaches the next one first (the one a case
+    damages or interrupts) and unpacks nothing before it."""
+    names = [t.name for t in retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml")).select()
+             if t.kind == "real"]
+    return tuple(names[:names.index(name) + 1])
+
+
 def _farm(dst, targets=("6.12", "6.1"), source="link", apt=False, spatch=True):
     """A private cache: the shared cache's unpacked trees by symlink (never
     written: only trees not linked are ever unpacked here), its packages by
@@ -246,7 +255,7 @@ def test_an_unreadable_lock_file_is_one_error(tmp_path):
 
 @pytest.mark.network
 def test_a_corrupt_cached_deb_is_named_and_fetched_again(fetched, tmp_path):
-    cache = _farm(tmp_path / "cache", apt=True)
+    cache = _farm(tmp_path / "cache", targets=_defaults_through("5.10"), apt=True)
     matrix = _private_matrix(tmp_path)
     lock = open(os.path.join(tmp_path, "kernel-matrix.lock"), "rb").read()
     deb, pin = _kbuild_deb(cache)
@@ -273,7 +282,7 @@ def test_a_corrupt_cached_deb_is_named_and_fetched_again(fetched, tmp_path):
 
 @pytest.mark.network
 def test_a_truncated_deb_with_the_archive_unreachable_is_one_error(fetched, tmp_path):
-    cache = _farm(tmp_path / "cache", apt=True)
+    cache = _farm(tmp_path / "cache", targets=_defaults_through("6.1"), apt=True)
     matrix = _private_matrix(tmp_path)
     lock = open(os.path.join(tmp_path, "kernel-matrix.lock"), "rb").read()
     deb, pin = _kbuild_deb(cache)
@@ -291,7 +300,8 @@ def test_a_truncated_deb_with_the_archive_unreachable_is_one_error(fetched, tmp_
 
 @pytest.mark.network
 def test_a_pin_the_archive_dropped_says_to_move_the_pins(fetched, tmp_path):
-    cache = _farm(tmp_path / "cache", targets=("6.12",), apt=True)
+    linked = _defaults_through("6.12")
+    cache = _farm(tmp_path / "cache", targets=linked, apt=True)
     matrix = _private_matrix(tmp_path)
     lockfile = os.path.join(tmp_path, "kernel-matrix.lock")
     data = json.load(open(lockfile))
@@ -307,13 +317,14 @@ def test_a_pin_the_archive_dropped_says_to_move_the_pins(fetched, tmp_path):
                   f"pinned package {pin['name']}=6.1.0-0retrofi.gone is no longer available")
     assert "make kernels-update" in p.stderr
     assert open(lockfile, "rb").read() == lock
-    assert os.listdir(os.path.join(cache, "targets")) == ["6.12"]
+    assert sorted(os.listdir(os.path.join(cache, "targets"))) == sorted(linked)
     assert [f for f in os.listdir(os.path.join(cache, "debs")) if f.startswith(".")] == []
 
 
 @pytest.mark.network
 def test_ctrl_c_while_unpacking_a_target_keeps_nothing_half_unpacked(fetched, tmp_path):
-    cache = _farm(tmp_path / "cache", targets=("6.12",), apt=True)
+    linked = _defaults_through("6.12")
+    cache = _farm(tmp_path / "cache", targets=linked, apt=True)
     matrix = _private_matrix(tmp_path)
     env = dict(UNREACHABLE, RETROFI_CACHE=cache)
     parent = os.path.join(cache, "targets")
@@ -331,7 +342,7 @@ def test_ctrl_c_while_unpacking_a_target_keeps_nothing_half_unpacked(fetched, tm
     SEEN["test_ctrl_c_while_unpacking_a_target_keeps_nothing_half_unpacked"] = \
         run.stderr.strip().splitlines()[-1]
     assert "Traceback" not in run.stderr
-    assert sorted(os.listdir(parent)) == ["6.12"]
+    assert sorted(os.listdir(parent)) == sorted(linked)
     # The rerun finishes the job offline: the packages were complete.
     p = run_cli("--matrix", matrix, "kernels", env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
