@@ -199,7 +199,10 @@ def test_a_target_without_any_wireless_option_builds_the_whole_stack(fetched, tr
         retrofi_matrix.load(f"{REPO}/kernel-matrix.yaml"), ["5.10"]).targets["5.10"]
     klib = headers_without_wireless(kt, fetched.source.path, str(tmp_path / "root"))
     work = str(shutil.copytree(tree, tmp_path / "t", symlinks=True))
-    p = subprocess.run(["make", "-C", work, "-j2", f"KLIB={klib}"]
+    # With the build stage's make variables (no debug info: the quarter
+    # of the compile that proves nothing about configuration).
+    import retrofi_build
+    p = subprocess.run(["make", "-C", work, "-j2", f"KLIB={klib}", *retrofi_build.make_vars()]
                        + ([f"CC={kt.cc}"] if kt.cc else []),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert_stack_built(p, work, kt.kernelrelease)
