@@ -80,10 +80,19 @@ def kcflags():
 def make_vars():
     """The variables every build's make gets: KCFLAGS, and without debug
     info no BTF step (it would fail on modules without DWARF)."""
-    out = [f"KCFLAGS={kcflags()}"] if kcflags() else []
+    flags = kcflags()
+    out = [f"KCFLAGS={flags}"] if flags else []
     if os.environ.get(DEBUG_INFO_ENV) != "1":
         out.append("CONFIG_DEBUG_INFO_BTF_MODULES=")
     return out
+
+
+def settings(kernel, api_level=""):
+    """The make arguments a build was made with, besides KLIB: a later make
+    in the built tree (make install) needs the same ones, or Kbuild remakes
+    every object whose command line changed."""
+    return ([f"API_LEVEL={api_level}"] if api_level else []) \
+        + ([f"CC={kernel.cc}"] if kernel.cc else []) + make_vars()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -438,12 +447,7 @@ def _source_suffix(tree):
 def _make(work, kernel, log_path, api_level, defconfig, jobs, lock_fd, tc_root=None):
     shared = jobs if isinstance(jobs, Jobserver) else None
     argv = ["make", "-C", work] + ([] if shared else [f"-j{jobs or os.cpu_count() or 2}"]) \
-        + [f"KLIB={kernel.headers}"]
-    if api_level:
-        argv.append(f"API_LEVEL={api_level}")
-    if kernel.cc:
-        argv.append(f"CC={kernel.cc}")
-    argv += make_vars()
+        + [f"KLIB={kernel.headers}"] + settings(kernel, api_level)
     build_log = os.path.join(work, LOG)
     with open(build_log, errors="replace") as f:
         earlier = f.read()

@@ -154,12 +154,8 @@ def install_backport(tree, target, dest, api_level=""):
     changed: without the same API_LEVEL, CC and the build stage's make
     variables (KCFLAGS...) it would rebuild (and install) another build."""
     env = dict(os.environ)
-    argv = ["make", "-C", tree, f"KLIB={target.headers}", f"INSTALL_MOD_PATH={dest}", "install"]
-    if api_level:
-        argv.append(f"API_LEVEL={api_level}")
-    if target.cc:
-        argv.append(f"CC={target.cc}")
-    argv += retrofi_build.make_vars()
+    argv = ["make", "-C", tree, f"KLIB={target.headers}", f"INSTALL_MOD_PATH={dest}", "install",
+            *retrofi_build.settings(target, api_level)]
     argv, env = retrofi_toolchain.wrap(_toolchain_root(target), argv, rw=[tree, dest],
                                        ro=[target.root], env=env)
     out = _run(argv, f"make install of {tree} for target {target.name}", cwd=tree, env=env)
@@ -172,8 +168,8 @@ def install_backport(tree, target, dest, api_level=""):
                            f"({rebuilt[0]}, ... {len(rebuilt)} steps)"
                            + ("; the build is no longer taken as complete" if forgotten else ""),
                            where=tree,
-                           fix="pass make install the settings of the build (API_LEVEL=, CC=, "
-                               "retrofi_build.make_vars())")
+                           fix="pass make install the settings of the build "
+                               "(retrofi_build.settings(): API_LEVEL=, CC=, KCFLAGS=...)")
     updates = os.path.join(dest, "lib", "modules", target.kernelrelease, "updates")
     if not os.path.isdir(updates) or not _module_map(updates):
         raise RetrofiError(f"make install put no modules into {updates}", where=tree,

@@ -210,14 +210,13 @@ class Matrix:
             if n == DEFAULT:
                 group = [t for t in self.targets if t.default]
             elif n == SHAPES:
-                group = [t for t in self.targets if t.kind == "shape"
-                         and self.real_target(t).kind == "real"]
+                group = self._shapes_on_real_targets()
                 if not group:
                     raise RetrofiError("TARGETS=shapes, but the matrix has no shape target",
                                        where=self.path, fix="add targets with kind: shape")
             elif n == ALL:
-                group = [t for t in self.targets if t.kind == "real" or
-                         (t.kind == "shape" and self.real_target(t).kind == "real")]
+                group = [t for t in self.targets if t.kind == "real"] \
+                    + self._shapes_on_real_targets()
             elif n in (SWEEP, SWEEP_ALL):
                 group = self.sweep(everything=n == SWEEP_ALL)
             elif n == RT:
@@ -230,6 +229,9 @@ class Matrix:
                 group = [self.target(n)]
             wanted += [t for t in group if t not in wanted]
         return [t for t in self.targets if t in wanted]
+
+    def _shapes_on_real_targets(self):
+        return [t for t in self.targets if t.kind == "shape" and self.real_target(t).kind == "real"]
 
     def sweep(self, everything=False):
         """The families' build-only rows: all of them, or the sweep's share:

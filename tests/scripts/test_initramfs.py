@@ -142,5 +142,5 @@ def test_an_install_that_rebuilds_is_refused_and_the_build_no_longer_taken_as_co
         retrofi_initramfs.install_backport(str(tree), target, str(tmp_path / "dest"))
     assert "make install rebuilt the stack instead of installing the build (CC [M]  " \
         "compat/main.o, ... 1 steps); the build is no longer taken as complete" in str(e.value)
-    assert "make_vars()" in e.value.fix
+    assert "retrofi_build.settings()" in e.value.fix
     assert not (tree / retrofi_build.STAMP).exists()
