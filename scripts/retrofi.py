@@ -85,6 +85,11 @@ def cmd_kernels(args):
         print(f"source  {k.source.package} {k.source.version}: {k.source.path}")
     for t in k.targets.values():
         print(f"target  {t.name:8} {t.kernelrelease} ({t.version}): KLIB={t.headers}")
+    if k.unavailable:
+        first = next(iter(k.unavailable.values()))
+        raise RetrofiError(f"{len(k.unavailable)} target(s) cannot be fetched, the others are "
+                           f"ready: {', '.join(k.unavailable)}; {first.what}",
+                           where=first.where, fix=first.fix)
     return 0
 
 

@@ -249,18 +249,41 @@ Acquire::Retries "2";
             self._run(["apt-get", "download", "-q", f"{pin['name']}={pin['version']}"],
                       f"apt-get download {pin['name']}", cwd=dest_dir)
         except _AptFailed as e:
-            err = e.proc.stderr or ""
-            if "was not found" in err or "Unable to locate" in err or "Can't select" in err:
-                raise RetrofiError(f"pinned package {pin['name']}={pin['version']} is no longer "
-                                   f"available in {', '.join(self.suites)}",
-                                   where="kernel-matrix.lock",
-                                   fix="run `make kernels-update` to move the pins to what the archive has")
-            raise RetrofiError(f"download of {pin['name']}={pin['version']} failed: {_apt_errors(err)}",
-                               fix="check the network and retry; a partial file is never used")
+            raise download_error(pin, self.suites, e.proc.stderr or "")
         found = [f for f in os.listdir(dest_dir) if f.endswith(".deb") and f.startswith(pin["name"] + "_")]
         if len(found) != 1:
             raise RetrofiError(f"apt-get download of {pin['name']} left {found!r}", where=dest_dir)
         return os.path.join(dest_dir, found[0])
+
+
+class NotServed(RetrofiError):
+    """The archive's index lists a pinned package, but its pool has no file
+    for it (HTTP 404): the kernel that needs it cannot be had from this
+    mirror, whatever the network does.  A matrix run makes that target's
+    row fail with this reason and goes on with the others."""
+
+
+def download_error(pin, suites, err):
+    """The error for a failed `apt-get download` of pin, from apt's stderr:
+    a version the index no longer lists (the lock is stale), a file the
+    index lists and the pool does not serve (404), or anything else (the
+    network)."""
+    what = f"{pin['name']}={pin['version']}"
+    if "was not found" in err or "Unable to locate" in err or "Can't select" in err:
+        return RetrofiError(f"pinned package {what} is no longer available in {', '.join(suites)}",
+                            where="kernel-matrix.lock",
+                            fix="run `make kernels-update` to move the pins to what the archive has")
+    m = re.search(r"^E: Failed to fetch (\S+)\s+404\b", err, re.M)
+    if m:
+        return NotServed(f"the archive lists {what} in {', '.join(suites)} but serves no file "
+                         f"for it (404 Not Found: {m.group(1)})",
+                         where="kernel-matrix.lock",
+                         fix="this kernel cannot be fetched from this mirror: leave it out "
+                             "(TARGETS=...), use a mirror that has the file (RETROFI_MIRROR, "
+                             "RETROFI_SECURITY_MIRROR), or run `make kernels-update` once the "
+                             "archive has changed")
+    return RetrofiError(f"download of {what} failed: {_apt_errors(err)}",
+                        fix="check the network and retry; a partial file is never used")
 
 
 _LIST_RE = re.compile(r"_dists_(.+)_main_binary-[a-z0-9]+_Packages$")

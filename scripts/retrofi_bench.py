@@ -369,7 +369,7 @@ def _kernels():
     k = retrofi_kernels.fetch(matrix, ["6.12"])
     others = [(s.name, retrofi_kernels.fetch(matrix.with_source(s.name), ["6.12"]).source)
               for s in matrix.sources if s.name != matrix.source.name]
-    return k.source, k.targets["6.12"], others
+    return k.source, k.target("6.12"), others
 
 
 def _matrix_figures(args, work):

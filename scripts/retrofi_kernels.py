@@ -69,6 +69,16 @@ class Kernels:
     source: SourceTree
     targets: dict      # name -> KernelTree
     sources: dict = dataclasses.field(default_factory=dict)  # source key -> SourceTree
+    # name -> retrofi_apt.NotServed: targets whose packages the archive
+    # lists but does not serve; their rows fail with it, the others run.
+    unavailable: dict = dataclasses.field(default_factory=dict)
+
+    def target(self, name):
+        """The fetched tree of a target; its NotServed error if the archive
+        did not serve it."""
+        if name in self.unavailable:
+            raise self.unavailable[name]
+        return self.targets[name]
 
     def source_for(self, matrix, target):
         """The source tree of the output tree a target builds."""
@@ -213,8 +223,8 @@ def ensure_deb(cache, apt, pin):
         try:
             got = apt.download(pin, tmp)
         except RetrofiError as e:
-            raise RetrofiError(f"cannot download {pin['name']} {pin['version']} ({why}): {e.what}",
-                               where=e.where, fix=e.fix, code=e.code)
+            raise type(e)(f"cannot download {pin['name']} {pin['version']} ({why}): {e.what}",
+                          where=e.where, fix=e.fix, code=e.code)
         if os.path.getsize(got) != pin["size"] or retrofi_apt.sha256_file(got) != pin["sha256"]:
             raise RetrofiError(f"downloaded {os.path.basename(got)} does not match the sha256 "
                                f"in the lock file", where="kernel-matrix.lock",
@@ -549,23 +559,33 @@ def fetch(matrix, names=None, cache=None, with_source=True):
         if with_source:
             source = sources[matrix.source.key]
         targets = {}
+        unavailable = {}
         for t in _items(matrix, names):
             entry = entries[t.key]
             directory = os.path.join(cache, "targets", t.name)
-            debs = [ensure_deb(cache, lambda s=t.suites: apt_for(s), p) for p in entry["packages"]]
+            try:
+                debs = [ensure_deb(cache, lambda s=t.suites: apt_for(s), p)
+                        for p in entry["packages"]]
+            except retrofi_apt.NotServed as e:
+                unavailable[t.name] = e
+                log(f"target {t.name} cannot be fetched: {e.what}")
+                continue
             if not _stamp_ok(directory, retrofi_pins.entry_digest(entry)):
                 unpack_target(cache, t, entry, debs)
                 work += 1
             targets[t.name] = _target_record(directory, t, entry)
         elapsed = time.monotonic() - started
         fetched = len(DOWNLOADS) - downloads
-        if work == 0 and fetched == 0:
+        if work == 0 and fetched == 0 and not unavailable:
             log(f"all {len(items)} kernels present, unpacked trees match the lock file; "
                 f"nothing to do ({elapsed:.1f} s)")
         else:
             log(f"{work} of {len(items)} kernels unpacked, {fetched} package(s) downloaded "
                 f"({elapsed:.0f} s)")
-    return Kernels(source=source, targets=targets, sources=sources)
+        if unavailable:
+            log(f"{len(unavailable)} target(s) the archive does not serve: "
+                + ", ".join(unavailable))
+    return Kernels(source=source, targets=targets, sources=sources, unavailable=unavailable)
 
 
 def verify(matrix, names=None, cache=None):

@@ -142,19 +142,33 @@ def refusal(kernel):
     return " ".join(l.strip() for l in p.stdout.splitlines() if l.strip())
 
 
+def _early_row(target, reason, seconds, report_dir):
+    """The row of a target that fails before any work: build "fail" with
+    the reason (also its build log), boot "not run"."""
+    row = retrofi_report.Row(target.name, target.kind, "fail", "not run", reason=reason)
+    row.seconds = seconds
+    os.makedirs(os.path.join(report_dir, target.name), exist_ok=True)
+    row.logs["build"] = os.path.join(report_dir, target.name, "build.log")
+    with open(row.logs["build"], "w") as f:
+        f.write(reason + "\n")
+    return row
+
+
 def refused_row(target, kernel, report_dir):
     """The row of a target refused before any work, or None."""
     started = time.monotonic()
     why = refusal(kernel)
     if not why:
         return None
-    row = retrofi_report.Row(target.name, target.kind, "fail", "not run", reason=why)
-    row.seconds = time.monotonic() - started
-    os.makedirs(os.path.join(report_dir, target.name), exist_ok=True)
-    row.logs["build"] = os.path.join(report_dir, target.name, "build.log")
-    with open(row.logs["build"], "w") as f:
-        f.write(why + "\n")
+    row = _early_row(target, why, time.monotonic() - started, report_dir)
     say(target.name, f"refused in {row.seconds:.2f} s: {why}")
+    return row
+
+
+def failed_row(target, error, report_dir):
+    """The row of a target whose packages the archive would not serve."""
+    row = _early_row(target, error.format(), 0.0, report_dir)
+    say(target.name, row.reason)
     return row
 
 
@@ -239,9 +253,14 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
     rows = {}
+    # A kernel the archive lists but does not serve fails its rows alone.
+    for t in selected:
+        if matrix.real_target(t).name in kernels.unavailable:
+            rows[t.name] = failed_row(t, kernels.unavailable[matrix.real_target(t).name],
+                                      report_dir)
     # A kernel that cannot host the stack at all is refused before any work.
     for t in selected:
-        if matrix.real_target(t).kind != "build":
+        if t.name not in rows and matrix.real_target(t).kind != "build":
             row = refused_row(t, kernels.targets[matrix.real_target(t).name], report_dir)
             if row:
                 rows[t.name] = row

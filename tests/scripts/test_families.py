@@ -234,3 +234,72 @@ def test_a_family_naming_an_unknown_source_is_refused():
         retrofi_matrix.parse(SOURCES.replace("source: newest", "source: oldest"), "m.yaml")
     assert "family 'all-7'.source 'oldest' names no source" in e.value.what, e.value.what
     assert e.value.where.startswith("m.yaml:") and "sources:" in e.value.fix
+
+
+# What apt-get download printed here for a bullseye-security 6.1 header
+# package that the index lists and the mirror's pool does not have.
+NOT_SERVED_STDERR = (
+    "E: Failed to fetch http://deb.debian.org/debian-security/pool/updates/main/l/linux-6.1/"
+    "linux-headers-6.1.0-0.deb11.48-amd64_6.1.172-1%7edeb11u1_amd64.deb  404  Not Found "
+    "[IP: 203.0.113.80 80]\n")
+
+
+@pytest.mark.parametrize("stderr, kind, needle, fix", [
+    (NOT_SERVED_STDERR, retrofi_apt.NotServed,
+     "the archive lists linux-headers-6.1.0-0.deb11.48-amd64=6.1.172-1~deb11u1 in "
+     "bullseye, bullseye-security but serves no file for it (404 Not Found: "
+     "http://deb.debian.org/debian-security/pool/", "leave it out (TARGETS=...)"),
+    ("E: Version '6.1.172-1~deb11u1' for 'linux-headers-6.1.0-0.deb11.48-amd64' was not found\n",
+     RetrofiError, "is no longer available in bullseye, bullseye-security", "make kernels-update"),
+    ("Err:1 http://deb.debian.org/debian-security bullseye-security/main amd64 linux-headers\n"
+     "  Could not resolve 'deb.debian.org'\n"
+     "E: Failed to fetch http://deb.debian.org/debian-security/pool/x.deb  "
+     "Could not resolve 'deb.debian.org'\n",
+     RetrofiError, "download of linux-headers-6.1.0-0.deb11.48-amd64=6.1.172-1~deb11u1 failed",
+     "check the network"),
+])
+def test_a_file_the_archive_lists_but_does_not_serve_is_told_from_a_stale_pin_and_the_network(
+        stderr, kind, needle, fix):
+    pin = {"name": "linux-headers-6.1.0-0.deb11.48-amd64", "version": "6.1.172-1~deb11u1"}
+    e = retrofi_apt.download_error(pin, ("bullseye", "bullseye-security"), stderr)
+    assert type(e) is kind
+    assert needle in e.what and fix in e.fix
+
+
+@pytest.mark.network
+def test_a_row_the_archive_does_not_serve_fails_alone_and_the_others_run(tmp_path, monkeypatch):
+    """A sweep does not stop at one ABI whose packages the mirror lacks:
+    that row fails with the archive's answer, in no time, and every other
+    row is still fetched and run (here a cloud row, refused by its .config)."""
+    import retrofi_generate
+    import retrofi_kernels
+    import retrofi_run
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    gone = next(t for t in m.select(["sweep-all"]) if t.family == "all-6.1-deb11")
+    cloud = next(t for t in m.select(["sweep"]) if t.family == "all-6.1"
+                 and t.flavour == "cloud-amd64")
+    real_ensure = retrofi_kernels.ensure_deb
+
+    def ensure(cache, apt, pin):
+        if gone.abi in pin["name"]:
+            raise retrofi_apt.download_error(pin, gone.suites, NOT_SERVED_STDERR)
+        return real_ensure(cache, apt, pin)
+    monkeypatch.setattr(retrofi_kernels, "ensure_deb", ensure)
+    fetched = retrofi_kernels.fetch(m, [gone.name, cloud.name], with_source=False)
+    assert list(fetched.unavailable) == [gone.name] and cloud.name in fetched.targets
+    with pytest.raises(retrofi_apt.NotServed):
+        fetched.target(gone.name)
+
+    def no_work(*_args, **_kwargs):
+        raise AssertionError("neither row may generate or build")
+    monkeypatch.setattr(retrofi_generate, "generate", no_work)
+    monkeypatch.setattr(retrofi_run.retrofi_build, "build", no_work)
+    monkeypatch.setattr(retrofi_kernels, "fetch", lambda *a, **k: fetched)
+    rows = {r.target: r for r in retrofi_run.run(m, [gone.name, cloud.name],
+                                                 out_dir=str(tmp_path))}
+    first, second = rows[gone.name], rows[cloud.name]
+    assert (first.target, first.build, first.boot, first.ok) == (gone.name, "fail", "not run", False)
+    assert first.reason.count("retrofi: error:") == 1 and "serves no file for it (404" in first.reason
+    assert open(first.logs["build"]).read().strip() == first.reason
+    assert (second.target, second.build) == (cloud.name, "fail")
+    assert "this kernel cannot load a Wi-Fi stack" in second.reason
