@@ -7,6 +7,7 @@
 
 #include_next <linux/rcupdate.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * RCU_LOCKDEP_WARN() without CONFIG_PROVE_RCU evaluating its condition --
@@ -28,5 +29,20 @@
 RETROFI_CENSUS(RCU_LOCKDEP_WARN, "5.11", "structural",
 	       "rcu: Prevent RCU_LOCKDEP_WARN() from swallowing the condition (v5.11)");
 #endif /* < 5.11 */
+
+/*
+ * guard(rcu), scoped_guard(rcu) -- the RCU read-side guard of "locking:
+ * Introduce __cleanup() based infrastructure" (v6.5), which stable
+ * 5.10.y carries with <linux/cleanup.h> (Debian 5.10.0-43 has it,
+ * 5.10.0-32 does not). rcu_read_lock() on entry, rcu_read_unlock() on
+ * leaving the scope: the stable backport's body. Structural and probed,
+ * like the mutex guard.
+ */
+#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_rcu_guard
+#include <linux/cleanup.h>
+DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
+RETROFI_CENSUS(rcu_guard, "6.5", "structural",
+	       "locking: Introduce __cleanup() based infrastructure");
+#endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_RCUPDATE_H */

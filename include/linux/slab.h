@@ -182,4 +182,20 @@ RETROFI_CENSUS(kmalloc_obj, "7.0", "probed",
 	       "slab: Introduce kmalloc_obj() and family (v7.0, title not verified)");
 #endif /* < 7.0 */
 
+/*
+ * __free(kfree) -- the kfree cleanup class of "locking: Introduce
+ * __cleanup() based infrastructure" (v6.5), which stable 5.10.y carries
+ * with <linux/cleanup.h> (Debian 5.10.0-43 has it, 5.10.0-32 does not).
+ * The body is the stable backport's: it leaves NULL and error pointers
+ * alone, as the class of every target that has one does (5.10.0-43 to
+ * 7.3). Structural and probed, like the mutex guard.
+ */
+#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_kfree_free_class
+#include <linux/cleanup.h>
+#include <linux/err.h>
+DEFINE_FREE(kfree, void *, if (!IS_ERR_OR_NULL(_T)) kfree(_T))
+RETROFI_CENSUS(kfree_free_class, "6.5", "structural",
+	       "locking: Introduce __cleanup() based infrastructure");
+#endif /* < 6.5 */
+
 #endif /* _RETROFI_LINUX_SLAB_H */

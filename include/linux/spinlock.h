@@ -10,6 +10,22 @@
 #include <retrofi/probes.h>
 
 /*
+ * guard(spinlock), scoped_guard(spinlock, ...) -- the spinlock lock guard
+ * of "locking: Introduce __cleanup() based infrastructure" (v6.5), which
+ * stable 5.10.y carries with <linux/cleanup.h> (Debian 5.10.0-43 has it,
+ * 5.10.0-32 does not). spin_lock() on entry, spin_unlock() on leaving
+ * the scope, as upstream. Structural and probed, like the mutex guard.
+ */
+#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_spinlock_guard
+#include <linux/cleanup.h>
+DEFINE_LOCK_GUARD_1(spinlock, spinlock_t,
+		    spin_lock(_T->lock),
+		    spin_unlock(_T->lock))
+RETROFI_CENSUS(spinlock_guard, "6.5", "structural",
+	       "locking: Introduce __cleanup() based infrastructure");
+#endif /* < 6.5 */
+
+/*
  * guard(spinlock_bh), scoped_guard(spinlock_bh, ...) -- the spinlock_bh
  * lock guard of <linux/cleanup.h>'s scope-based locking: 6.12 has it
  * beside spinlock and spinlock_irqsave, 6.1 and 5.10 (which carry

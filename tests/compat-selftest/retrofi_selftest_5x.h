@@ -28,6 +28,7 @@
 
 /* min() and max() with 6.7's check: their own header, compiled alone too. */
 #include "retrofi_selftest_minmax.h"
+#include "retrofi_selftest_cleanup.h"
 
 /*
  * debugfs_enter_cancellation() (6.7): removing a file, or a directory above

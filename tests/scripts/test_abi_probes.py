@@ -262,3 +262,61 @@ def test_the_netns_member_follows_the_probe_on_a_6_12_abi_before_the_stable_rena
     assert "NETIF_F_NETNS_LOCAL" not in out
     p = make_decide(old, tree, code, "decide.o")
     assert p.returncode == 0 and "warning:" not in p.stdout, p.stdout[-4000:]
+
+
+# The 7.3 stack's uses of the cleanup classes (nl80211.c's attribute
+# buffers, mac80211's RCU sections, hwsim's NAN state lock), and the
+# selftest cases of each, compiled as one object of the output tree.
+CLEANUP_CALLER = """
+#include <linux/module.h>
+#define SKIP(why) ("SKIP: " why)
+#include "retrofi_selftest_cleanup.h"
+
+int retrofi_decide_attrs(size_t n);
+int retrofi_decide_attrs(size_t n)
+{
+	struct nlattr **attrs __free(kfree) = kcalloc(n, sizeof(*attrs), GFP_KERNEL);
+
+	return attrs ? 0 : -ENOMEM;
+}
+
+const char *retrofi_decide_cleanup_cases(void);
+const char *retrofi_decide_cleanup_cases(void)
+{
+	return test_spinlock_guard_releases_at_scope_exit() ?:
+	       test_rcu_guard_holds_the_read_side_in_its_scope() ?:
+	       test_kfree_class_leaves_null_and_error_pointers_alone();
+}
+MODULE_LICENSE("GPL");
+"""
+
+CLEANUP_SHIMS = {"spinlock_guard": ("linux/spinlock.h", r"DEFINE_LOCK_GUARD_1\(spinlock,"),
+                 "rcu_guard": ("linux/rcupdate.h", r"DEFINE_LOCK_GUARD_0\(rcu,"),
+                 "kfree_free_class": ("linux/slab.h", r"DEFINE_FREE\(kfree,")}
+
+
+@pytest.mark.network
+def test_the_cleanup_classes_of_the_stack_build_on_the_oldest_and_newest_5_10(tmp_path):
+    """Debian's 5.10.0-30 (5.10.218) has no <linux/cleanup.h>, so none of
+    the classes the 7.3 stack uses (its nl80211.c failed: "cleanup
+    argument not a function"); 5.10.0-46 (5.10.262) has stable's. The
+    probes find each class where the target's own header defines it, the
+    shims are compiled on the first only (their census records are in the
+    object), and on both the callers and the selftest cases compile
+    without a warning."""
+    old, new = oldest_and_newest_of("all-5.10")
+    shimmed = {}
+    for kt in (old, new):
+        tree, probes = probed_tree(kt, tmp_path)
+        shutil.copy(os.path.join(REPO, "tests", "compat-selftest", "retrofi_selftest_cleanup.h"),
+                    tree / "retrofi_selftest_cleanup.h")
+        p = make_decide(kt, tree, CLEANUP_CALLER, "decide.o")
+        assert p.returncode == 0, p.stdout[-4000:]
+        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        own = {name for name, (header, definition) in CLEANUP_SHIMS.items()
+               if target_has(kt, header, definition)}
+        assert {n for n in CLEANUP_SHIMS if probe_value(probes, n)} == own, (kt.name, kt.version)
+        data = retrofi_census.elf_section(str(tree / "decide.o"))
+        shimmed[kt.name] = {s.name for s in retrofi_census.parse(data or b"")} & set(CLEANUP_SHIMS)
+        assert shimmed[kt.name] == set(CLEANUP_SHIMS) - own, (kt.name, shimmed[kt.name])
+    assert shimmed == {old.name: set(CLEANUP_SHIMS), new.name: set()}, shimmed
