@@ -24,6 +24,5 @@
 	T(free_attribute_frees_at_scope_exit, __free),
 	T(mutex_guard_releases_at_scope_exit, guard),
 	T(spinlock_guard_releases_at_scope_exit, guard),
-	T(rcu_guard_holds_the_read_side_in_its_scope, guard),
 	T(kfree_class_leaves_null_and_error_pointers_alone, __free),
 	T(min_max_compare_an_unsigned_with_a_positive_int_constant, min),

@@ -269,7 +269,6 @@ def test_the_netns_member_follows_the_probe_on_a_6_12_abi_before_the_stable_rena
 # selftest cases of each, compiled as one object of the output tree.
 CLEANUP_CALLER = """
 #include <linux/module.h>
-#define SKIP(why) ("SKIP: " why)
 #include "retrofi_selftest_cleanup.h"
 
 int retrofi_decide_attrs(size_t n);
@@ -284,8 +283,17 @@ const char *retrofi_decide_cleanup_cases(void);
 const char *retrofi_decide_cleanup_cases(void)
 {
 	return test_spinlock_guard_releases_at_scope_exit() ?:
-	       test_rcu_guard_holds_the_read_side_in_its_scope() ?:
 	       test_kfree_class_leaves_null_and_error_pointers_alone();
+}
+
+int retrofi_decide_rcu(int __rcu **slot);
+int retrofi_decide_rcu(int __rcu **slot)
+{
+	int *p;
+
+	guard(rcu)();
+	p = rcu_dereference(*slot);
+	return p ? *p : 0;
 }
 MODULE_LICENSE("GPL");
 """
