@@ -215,7 +215,6 @@ def ensure_deb(cache, apt, pin):
     os.makedirs(tmp)
     if callable(apt):
         apt = apt()
-    DOWNLOADS.append(pin["name"])
     log(f"downloading {pin['name']} {pin['version']} ({pin['size'] >> 20} MiB)")
     progress = _Progress(tmp, pin["name"], pin["size"])
     progress.start()
@@ -230,6 +229,7 @@ def ensure_deb(cache, apt, pin):
                                f"in the lock file", where="kernel-matrix.lock",
                                fix="the archive changed a published file: run `make kernels-update`")
         os.replace(got, path)
+        DOWNLOADS.append(pin["name"])
     finally:
         progress.done.set()
         shutil.rmtree(tmp, ignore_errors=True)
