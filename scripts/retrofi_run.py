@@ -291,9 +291,15 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
                                 trees[matrix.source_of(t).key], report_dir,
                                 boot and t in booted, jobs, accel, mode): t
                     for t in todo}
-            for fut in retrofi_interrupt.completed(futs):
-                t = futs[fut]
-                rows[t.name] = fut.result()
+            try:
+                for fut in retrofi_interrupt.completed(futs):
+                    t = futs[fut]
+                    rows[t.name] = fut.result()
+            except BaseException:
+                # Interrupted (or a row's own bug): the rows not started
+                # yet never start; the running ones end with their children.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     finally:
         jobs.close()
     ordered = [rows[t.name] for t in selected]

@@ -612,6 +612,44 @@ def test_a_signal_a_worker_thread_receives_still_interrupts_the_waiting_main_thr
         f"the main thread noticed the signal only after {noticed - sent[0]:.1f} s"
 
 
+def test_an_interrupted_matrix_starts_none_of_its_queued_rows(tmp_path, monkeypatch):
+    """Ctrl-C during a sweep ends it: the rows already running end, and the
+    rows still queued never start (each would start a build only to be
+    stopped, and print a failure of its own)."""
+    import types
+    import retrofi_generate
+    import retrofi_kbuild
+    import retrofi_kernels
+    import retrofi_matrix
+    import retrofi_report
+    import retrofi_run
+
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    rows = [t for t in m.select(["sweep-all"]) if t.flavour == "amd64"][:6]
+    kernels = retrofi_kernels.Kernels(source=None, targets={t.name: object() for t in rows})
+    monkeypatch.setattr(retrofi_kernels, "fetch", lambda *a, **k: kernels)
+    monkeypatch.setattr(retrofi_run, "refusal", lambda kernel: "")
+    monkeypatch.setattr(retrofi_kbuild, "add_built", lambda *a, **k: None)
+    monkeypatch.setattr(retrofi_generate, "generate",
+                        lambda *a, **k: types.SimpleNamespace(summary=lambda: "", out_path="t"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    started = []
+
+    def run_target(target, *_args):
+        started.append(target.name)
+        if len(started) == 1:
+            time.sleep(0.2)
+            raise KeyboardInterrupt
+        time.sleep(2)
+        return retrofi_report.Row(target.name, target.kind, "ok", "not run")
+    monkeypatch.setattr(retrofi_run, "run_target", run_target)
+    with pytest.raises(KeyboardInterrupt):
+        retrofi_run.run(m, [t.name for t in rows], out_dir=str(tmp_path), boot=False)
+    # Two workers: the interrupted row, the one beside it, and the one the
+    # first worker took before the main thread saw the interrupt.
+    assert started == [t.name for t in rows[:3]], started
+
+
 # ---------------------------------------------------------------- build and boot
 #
 # These run in order on the shared cache: an interrupted build, a killed
