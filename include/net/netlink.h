@@ -157,18 +157,20 @@ RETROFI_CENSUS(nla_get_u32_default, "6.13", "probed",
 #endif /* < 6.13 */
 
 /*
- * nlmsg_for_each_attr_type() -- the attributes of one type in a netlink
- * message (6.12 has it, 6.1 has not; the commit and the version between
- * are not verified here, 6.12 is the guard). Upstream's body. Probed.
+ * nlmsg_for_each_attr_type() -- "netlink: introduce type-checking
+ * attribute iteration for nlmsg" (v6.17): the attributes of one type in
+ * a netlink message. Stable 6.12.y took it later (Debian 6.12.118 has
+ * it, 6.12.107 has not), so below 6.17 the probe decides. Upstream's
+ * body. Probed.
  */
-#if RETROFI_API_NEED(6, 12, 0, RETROFI_HAVE_nlmsg_for_each_attr_type)
+#if RETROFI_API_NEED(6, 17, 0, RETROFI_HAVE_nlmsg_for_each_attr_type)
 #undef nlmsg_for_each_attr_type
 #define nlmsg_for_each_attr_type LINUX_BACKPORT(nlmsg_for_each_attr_type)
 #define backport_nlmsg_for_each_attr_type(pos, type, nlh, hdrlen, rem)	\
 	nlmsg_for_each_attr(pos, nlh, hdrlen, rem)			\
 		if (nla_type(pos) == type)
-RETROFI_CENSUS(nlmsg_for_each_attr_type, "6.12", "probed",
-	       "nlmsg_for_each_attr_type() (commit and version not verified)");
-#endif /* < 6.12 */
+RETROFI_CENSUS(nlmsg_for_each_attr_type, "6.17", "probed",
+	       "netlink: introduce type-checking attribute iteration for nlmsg (v6.17)");
+#endif /* < 6.17 */
 
 #endif /* _RETROFI_NET_NETLINK_H */

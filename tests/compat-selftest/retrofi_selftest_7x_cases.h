@@ -18,7 +18,7 @@
 	TA(nla_get_u8_default_value_or_default, nla_get_u8_default, 6, 13, 0),
 	TA(nla_get_u16_default_value_or_default, nla_get_u16_default, 6, 13, 0),
 	TA(nla_get_u32_default_value_or_default, nla_get_u32_default, 6, 13, 0),
-	TA(nlmsg_for_each_attr_type_visits_one_type, nlmsg_for_each_attr_type, 6, 12, 0),
+	TA(nlmsg_for_each_attr_type_visits_one_type, nlmsg_for_each_attr_type, 6, 17, 0),
 	T(nl_set_err_msg_fmt_sets_a_message, NL_SET_ERR_MSG_FMT),
 	TA(get_random_u8_draws_every_bit, get_random_u8, 6, 1, 0),
 	TA(get_random_u32_inclusive_stays_in_range, get_random_u32_inclusive, 6, 2, 0),
