@@ -328,3 +328,45 @@ def test_the_cleanup_classes_of_the_stack_build_on_the_oldest_and_newest_5_10(tm
         shimmed[kt.name] = {s.name for s in retrofi_census.parse(data or b"")} & set(CLEANUP_SHIMS)
         assert shimmed[kt.name] == set(CLEANUP_SHIMS) - own, (kt.name, shimmed[kt.name])
     assert shimmed == {old.name: set(CLEANUP_SHIMS), new.name: set()}, shimmed
+
+
+NLMSG_CALLER = """
+#include <linux/module.h>
+#include <net/netlink.h>
+
+int retrofi_decide_count_type(const struct nlmsghdr *nlh, int type);
+int retrofi_decide_count_type(const struct nlmsghdr *nlh, int type)
+{
+	const struct nlattr *a;
+	int rem, n = 0;
+
+	nlmsg_for_each_attr_type(a, type, nlh, 0, rem)
+		n++;
+	return n;
+}
+MODULE_LICENSE("GPL");
+"""
+
+
+@pytest.mark.network
+def test_an_api_stable_took_below_its_upstream_version_is_probed_on_every_abi_of_that_line(
+        tmp_path):
+    """nlmsg_for_each_attr_type() is v6.17's; stable 6.12.y took it between
+    Debian's 6.12.107 and 6.12.118. A shim guarded by the line's own
+    version (6.12) never reaches 6.12.107, whose build of the 7.3 stack
+    then failed in nl80211.c: below 6.17 the probe decides. On both ABIs
+    the caller compiles without a warning, with the shim's census record
+    on 6.12.107 only."""
+    old, new = oldest_and_newest_of("all-6.12")
+    shimmed = {}
+    for kt in (old, new):
+        tree, probes = probed_tree(kt, tmp_path)
+        p = make_decide(kt, tree, NLMSG_CALLER, "decide.o")
+        assert p.returncode == 0, p.stdout[-4000:]
+        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        own = target_has(kt, "net/netlink.h", r"#define nlmsg_for_each_attr_type\(")
+        assert probe_value(probes, "nlmsg_for_each_attr_type") == int(own), kt.name
+        data = retrofi_census.elf_section(str(tree / "decide.o"))
+        shimmed[kt.name] = "nlmsg_for_each_attr_type" in {
+            s.name for s in retrofi_census.parse(data or b"")}
+    assert shimmed == {old.name: True, new.name: False}, shimmed
