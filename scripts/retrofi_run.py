@@ -253,15 +253,14 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     report_dir = report_dir or os.path.join(out_dir, "report")
     kernels = retrofi_kernels.fetch(matrix, [t.name for t in selected], cache=cache)
     rows = {}
-    # A kernel the archive lists but does not serve fails its rows alone.
+    # A kernel the archive lists but does not serve fails its rows alone;
+    # one that cannot host the stack at all is refused before any work.
     for t in selected:
-        if matrix.real_target(t).name in kernels.unavailable:
-            rows[t.name] = failed_row(t, kernels.unavailable[matrix.real_target(t).name],
-                                      report_dir)
-    # A kernel that cannot host the stack at all is refused before any work.
-    for t in selected:
-        if t.name not in rows and matrix.real_target(t).kind != "build":
-            row = refused_row(t, kernels.targets[matrix.real_target(t).name], report_dir)
+        real = matrix.real_target(t)
+        if real.name in kernels.unavailable:
+            rows[t.name] = failed_row(t, kernels.unavailable[real.name], report_dir)
+        elif real.kind != "build":
+            row = refused_row(t, kernels.targets[real.name], report_dir)
             if row:
                 rows[t.name] = row
     todo = [t for t in selected if t.name not in rows]

@@ -101,6 +101,20 @@ def make_decide(kt, tree, code, target):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def compiled_census(kt, tmp_path, code, headers=()):
+    """Compile code (with the selftest headers it includes) as one object
+    of the output tree against kt: it must build without a warning.
+    Returns (probes.h, the census records' names in the object)."""
+    tree, probes = probed_tree(kt, tmp_path)
+    for h in headers:
+        shutil.copy(os.path.join(REPO, "tests", "compat-selftest", h), tree / h)
+    p = make_decide(kt, tree, code, "decide.o")
+    assert p.returncode == 0, p.stdout[-4000:]
+    assert "warning:" not in p.stdout, p.stdout[-4000:]
+    data = retrofi_census.elf_section(str(tree / "decide.o"))
+    return probes, {s.name for s in retrofi_census.parse(data or b"")}
+
+
 def decisions(kt, tmp_path, code, mutate=None):
     """What the output tree's headers choose against kt: probe.sh writes
     probes.h, then `make <file>.i` preprocesses code as every file of the
@@ -215,16 +229,10 @@ def test_min_max_of_an_unsigned_and_a_positive_constant_build_on_the_oldest_and_
     old, new = oldest_and_newest_of("all-5.10")
     shimmed = {}
     for kt in (old, new):
-        tree, probes = probed_tree(kt, tmp_path)
-        shutil.copy(os.path.join(REPO, "tests", "compat-selftest", "retrofi_selftest_minmax.h"),
-                    tree / "retrofi_selftest_minmax.h")
-        p = make_decide(kt, tree, MINMAX_CALLER, "decide.o")
-        assert p.returncode == 0, p.stdout[-4000:]
-        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        probes, names = compiled_census(kt, tmp_path, MINMAX_CALLER,
+                                        ["retrofi_selftest_minmax.h"])
         relaxed = target_has(kt, "linux/minmax.h", r"#define __types_ok\(")
         assert probe_value(probes, "minmax_relaxed") == int(relaxed), (kt.name, kt.version)
-        data = retrofi_census.elf_section(str(tree / "decide.o"))
-        names = {s.name for s in retrofi_census.parse(data or b"")}
         shimmed[kt.name] = names & {"min", "max"}
         assert shimmed[kt.name] == (set() if relaxed else {"min", "max"}), \
             f"{kt.name} ({kt.version}): the headers' min()/max() are " \
@@ -315,17 +323,12 @@ def test_the_cleanup_classes_of_the_stack_build_on_the_oldest_and_newest_5_10(tm
     old, new = oldest_and_newest_of("all-5.10")
     shimmed = {}
     for kt in (old, new):
-        tree, probes = probed_tree(kt, tmp_path)
-        shutil.copy(os.path.join(REPO, "tests", "compat-selftest", "retrofi_selftest_cleanup.h"),
-                    tree / "retrofi_selftest_cleanup.h")
-        p = make_decide(kt, tree, CLEANUP_CALLER, "decide.o")
-        assert p.returncode == 0, p.stdout[-4000:]
-        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        probes, names = compiled_census(kt, tmp_path, CLEANUP_CALLER,
+                                        ["retrofi_selftest_cleanup.h"])
         own = {name for name, (header, definition) in CLEANUP_SHIMS.items()
                if target_has(kt, header, definition)}
         assert {n for n in CLEANUP_SHIMS if probe_value(probes, n)} == own, (kt.name, kt.version)
-        data = retrofi_census.elf_section(str(tree / "decide.o"))
-        shimmed[kt.name] = {s.name for s in retrofi_census.parse(data or b"")} & set(CLEANUP_SHIMS)
+        shimmed[kt.name] = names & set(CLEANUP_SHIMS)
         assert shimmed[kt.name] == set(CLEANUP_SHIMS) - own, (kt.name, shimmed[kt.name])
     assert shimmed == {old.name: set(CLEANUP_SHIMS), new.name: set()}, shimmed
 
@@ -360,13 +363,8 @@ def test_an_api_stable_took_below_its_upstream_version_is_probed_on_every_abi_of
     old, new = oldest_and_newest_of("all-6.12")
     shimmed = {}
     for kt in (old, new):
-        tree, probes = probed_tree(kt, tmp_path)
-        p = make_decide(kt, tree, NLMSG_CALLER, "decide.o")
-        assert p.returncode == 0, p.stdout[-4000:]
-        assert "warning:" not in p.stdout, p.stdout[-4000:]
+        probes, names = compiled_census(kt, tmp_path, NLMSG_CALLER)
         own = target_has(kt, "net/netlink.h", r"#define nlmsg_for_each_attr_type\(")
         assert probe_value(probes, "nlmsg_for_each_attr_type") == int(own), kt.name
-        data = retrofi_census.elf_section(str(tree / "decide.o"))
-        shimmed[kt.name] = "nlmsg_for_each_attr_type" in {
-            s.name for s in retrofi_census.parse(data or b"")}
+        shimmed[kt.name] = "nlmsg_for_each_attr_type" in names
     assert shimmed == {old.name: True, new.name: False}, shimmed
