@@ -271,6 +271,7 @@ def test_a_row_the_archive_does_not_serve_fails_alone_and_the_others_run(tmp_pat
     """A sweep does not stop at one ABI whose packages the mirror lacks:
     that row fails with the archive's answer, in no time, and every other
     row is still fetched and run (here a cloud row, refused by its .config)."""
+    import retrofi_debs
     import retrofi_generate
     import retrofi_kernels
     import retrofi_run
@@ -278,13 +279,13 @@ def test_a_row_the_archive_does_not_serve_fails_alone_and_the_others_run(tmp_pat
     gone = next(t for t in m.select(["sweep-all"]) if t.family == "all-6.1-deb11")
     cloud = next(t for t in m.select(["sweep"]) if t.family == "all-6.1"
                  and t.flavour == "cloud-amd64")
-    real_ensure = retrofi_kernels.ensure_deb
+    real_ensure = retrofi_debs.ensure_deb
 
     def ensure(cache, apt, pin):
         if gone.abi in pin["name"]:
             raise retrofi_apt.download_error(pin, gone.suites, NOT_SERVED_STDERR)
         return real_ensure(cache, apt, pin)
-    monkeypatch.setattr(retrofi_kernels, "ensure_deb", ensure)
+    monkeypatch.setattr(retrofi_debs, "ensure_deb", ensure)
     fetched = retrofi_kernels.fetch(m, [gone.name, cloud.name], with_source=False)
     assert list(fetched.unavailable) == [gone.name] and cloud.name in fetched.targets
     with pytest.raises(retrofi_apt.NotServed):

@@ -35,6 +35,7 @@ import time
 
 import pytest
 
+import retrofi_apt
 import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
@@ -274,7 +275,7 @@ def test_a_corrupt_cached_deb_is_named_and_fetched_again(fetched, tmp_path):
     said = next(l for l in p.stdout.splitlines() if "corrupt or truncated" in l)
     SEEN["fetched-again"] = _normalise(said)
     assert os.path.basename(deb) in said and f"downloading {pin['name']}" in p.stdout
-    assert retrofi_kernels.retrofi_apt.sha256_file(deb) == pin["sha256"]
+    assert retrofi_apt.sha256_file(deb) == pin["sha256"]
     assert run_cli("--matrix", matrix, "kernels", "--verify", env=env).returncode == 0
     assert open(os.path.join(tmp_path, "kernel-matrix.lock"), "rb").read() == lock
     assert [f for f in os.listdir(os.path.join(cache, "debs")) if f.startswith(".")] == []

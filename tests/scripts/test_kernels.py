@@ -13,6 +13,7 @@ import time
 import pytest
 
 import retrofi_apt
+import retrofi_debs
 import retrofi_debversion
 import retrofi_kernels
 import retrofi_matrix
@@ -175,7 +176,7 @@ def test_failed_unpack_leaves_no_directory(tmp_path):
     bad.write_bytes(b"!<arch>\ntruncated")
     entry = {"abi": "6.1.0-1", "version": "1", "packages": [{"size": 10}]}
     with pytest.raises(RetrofiError):
-        retrofi_kernels.unpack_target(str(tmp_path / "cache"), t, entry, [str(bad)])
+        retrofi_debs.unpack_target(str(tmp_path / "cache"), t, entry, [str(bad)])
     assert os.listdir(tmp_path / "cache" / "targets") == []
 
 
@@ -268,7 +269,7 @@ def test_pin_no_longer_in_archive_says_to_update(tmp_path):
     kbuild = next(p for p in entry["packages"] if p["name"] == "linux-kbuild-6.1")
     gone = dict(kbuild, version="6.1.0-0retrofi.gone", filename="pool/x/linux-kbuild-6.1_gone.deb")
     with pytest.raises(RetrofiError) as e:
-        retrofi_kernels.ensure_deb(str(tmp_path / "c"), apt, gone)
+        retrofi_debs.ensure_deb(str(tmp_path / "c"), apt, gone)
     assert "linux-kbuild-6.1=6.1.0-0retrofi.gone is no longer available" in e.value.what
     assert "make kernels-update" in e.value.fix
     assert not [f for f in os.listdir(tmp_path / "c" / "debs") if not f.startswith(".")]
@@ -281,7 +282,7 @@ def test_corrupt_cached_deb_is_detected_named_and_fetched_again(tmp_path, capsys
     apt = retrofi_apt.PrivateApt(cache, m.target("6.1").suites)
     entry = retrofi_pins.resolve_target(apt, m.target("6.1"))
     pin = next(p for p in entry["packages"] if p["name"] == "linux-kbuild-6.1")
-    path = retrofi_kernels.ensure_deb(cache, apt, pin)
+    path = retrofi_debs.ensure_deb(cache, apt, pin)
     assert retrofi_apt.sha256_file(path) == pin["sha256"]
     for damage in ("truncate", "flip"):
         data = open(path, "rb").read()
@@ -291,7 +292,7 @@ def test_corrupt_cached_deb_is_detected_named_and_fetched_again(tmp_path, capsys
             else:
                 f.write(data[:100] + bytes([data[100] ^ 1]) + data[101:])
         capsys.readouterr()
-        again = retrofi_kernels.ensure_deb(cache, apt, pin)
+        again = retrofi_debs.ensure_deb(cache, apt, pin)
         out = capsys.readouterr().out
         assert f"{os.path.basename(path)}: corrupt or truncated" in out
         assert "downloading linux-kbuild-6.1" in out

@@ -12,6 +12,7 @@ import pytest
 import retrofi
 import retrofi_apt
 import retrofi_build
+import retrofi_debs
 import retrofi_drift
 import retrofi_generate as gen
 import retrofi_kernels
@@ -435,7 +436,7 @@ def test_headers_of_debian_13_point_their_build_output_where_they_lie(tmp_path):
     mk = os.path.join(root, "usr/src/linux-headers-7.3.4+deb13-amd64/Makefile")
     write(mk, "KBUILD_OUTPUT=/usr/src/linux-headers-7.3.4+deb13-amd64\n"
               "include /usr/src/linux-headers-7.3.4+deb13-common/Makefile\n")
-    retrofi_kernels.fix_headers(root)
+    retrofi_debs.fix_headers(root)
     assert open(mk).read() == (
         "KBUILD_OUTPUT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))\n"
         "include $(dir $(lastword $(MAKEFILE_LIST)))../linux-headers-7.3.4+deb13-common/Makefile\n")
