@@ -103,8 +103,9 @@ def test_real_targets_c_code_sees_the_config_macros_their_config_gave(fetched, t
     every_before = macros(inc, os.path.join(common_dir(kt), "include/linux/kconfig.h"))
     every_after = macros(inc, os.path.join(work, "include/retrofi/config.h"))
     names = set(namespace(str(work)))
-    assert {k: v for k, v in every_after.items() if k not in selected(every_after, names)} == \
-        {k: v for k, v in every_before.items() if k not in selected(every_before, names)}
+    ours_after, ours_before = selected(every_after, names), selected(every_before, names)
+    assert {k: v for k, v in every_after.items() if k not in ours_after} == \
+        {k: v for k, v in every_before.items() if k not in ours_before}
 
 
 def _wireless_names(source):
