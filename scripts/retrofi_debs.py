@@ -39,7 +39,6 @@ def check_free(path, need, what):
                            fix="free some space or set RETROFI_CACHE to a larger disk")
 
 
-
 # ---------------------------------------------------------------- downloading
 
 def _verified_stamp(path):
