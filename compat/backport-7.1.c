@@ -7,10 +7,12 @@
 #include <linux/kernel.h>
 #include <crypto/utils.h>
 
-#if RETROFI_LINUX_LESS(7, 1, 0)
+#if RETROFI_LINUX_LESS(7, 2, 6)
 /*
- * The AES-CMAC library of <crypto/aes-cbc-macs.h> (7.x, commit and
- * version not verified), over the AES library: RFC 4493. The context
+ * The AES-CMAC library of <crypto/aes-cbc-macs.h> ("lib/crypto: aes: Add
+ * support for CBC-based MACs", most likely v7.1; its census record is the
+ * bound 6.12.118..7.2.6 and the guard its high end, as the header's),
+ * over the AES library: RFC 4493. The context
  * keeps the last block unencrypted until aes_cmac_final() (it may be the
  * final block, which takes a subkey): @h is the chaining value with the
  * bytes of the current block XORed in, @partial_len how many.
@@ -79,4 +81,4 @@ void aes_cmac_final(struct aes_cmac_ctx *ctx, u8 out[AES_BLOCK_SIZE])
 	aes_cmac_zeroize_ctx(ctx);
 }
 EXPORT_SYMBOL_GPL(aes_cmac_final);
-#endif /* < 7.1 */
+#endif /* < 7.2.6 */

@@ -34,6 +34,13 @@ from retrofi_errors import RetrofiError
 SECTION = ".comment.retrofi_census"
 KINDS = ("additive", "probed", "structural")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+# A record's since: the release that introduced its API ("6.14"), or a
+# bound "LOW..HIGH" where that release is not verified: the API is newer
+# than LOW (a kernel at LOW lacks it) and HIGH has it ("6.12.118..7.2.6").
+# The guard stands at HIGH: a shim guessed high is compiled where the
+# kernel may have the API already, which the guards allow for; one
+# guessed low leaves a kernel with neither.
+SINCE_RE = re.compile(r"^(\d+\.\d+(?:\.\d+)?)(?:\.\.(\d+\.\d+(?:\.\d+)?))?$")
 CENSUS_CALL_RE = re.compile(
     r'RETROFI_CENSUS\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*((?:"[^"]*"\s*)+)\)')
 
@@ -41,19 +48,53 @@ CENSUS_CALL_RE = re.compile(
 @dataclasses.dataclass(frozen=True, order=True)
 class Shim:
     name: str
-    since: str             # the kernel version that introduced the API, "4.13"
+    since: str             # the kernel version that introduced the API, "4.13",
+                           # or a bound "6.12.118..7.2.6" (since_bounds())
     kind: str              # additive | probed | structural
     change: str            # the upstream change it stands in for
 
 
+def since_bounds(since, where="census record"):
+    """(low, high) of a record's since: (None, "6.14") for an exact
+    release, ("6.12.118", "7.2.6") for the bound "6.12.118..7.2.6"."""
+    m = SINCE_RE.match(since or "")
+    if not m:
+        raise RetrofiError(f"'{since}' is neither a kernel version nor a bound", where=where,
+                           fix='write the release, like "6.14", or a bound LOW..HIGH, like '
+                               '"6.12.118..7.2.6" (newer than LOW, HIGH has it)')
+    if m.group(2) is None:
+        return None, m.group(1)
+    low, high = m.group(1), m.group(2)
+    if _code(low) >= _code(high):
+        raise RetrofiError(f"bound '{since}' does not rise", where=where,
+                           fix="write LOW..HIGH with LOW older than HIGH")
+    return low, high
+
+
+def _code(v):
+    a, b, c = (list(map(int, v.split("."))) + [0])[:3]
+    return (a << 16) + (b << 8) + min(c, 255)
+
+
 def version_code(v, where="API level"):
-    """KERNEL_VERSION() of "a.b[.c]" (c saturates at 255, as the Makefile's)."""
+    """KERNEL_VERSION() of "a.b[.c]" (c saturates at 255, as the Makefile's).
+    A record's bound "LOW..HIGH" counts as HIGH, the version its guard
+    uses (an API level is never a bound: level_code())."""
+    if v and ".." in v:
+        return _code(since_bounds(v, where)[1])
     m = VERSION_RE.match(v or "")
     if not m:
         raise RetrofiError(f"'{v}' is not a kernel version", where=where,
                            fix='write it like "2.6.21"')
-    a, b, c = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
-    return (a << 16) + (b << 8) + min(c, 255)
+    return _code(v)
+
+
+def level_code(level):
+    """KERNEL_VERSION() of an API level, which is one version, never a bound."""
+    if not VERSION_RE.match(level or ""):
+        raise RetrofiError(f"'{level}' is not a kernel version", where="API level",
+                           fix='write it like "2.6.21"')
+    return _code(level)
 
 
 # ---------------------------------------------------------------- ELF
@@ -101,10 +142,11 @@ def parse(data, where="census"):
         if not raw:
             continue
         fields = raw.decode("utf-8", "replace").split("|")
-        if len(fields) != 4 or fields[2] not in KINDS or not VERSION_RE.match(fields[1]):
+        if len(fields) != 4 or fields[2] not in KINDS or not SINCE_RE.match(fields[1]):
             raise RetrofiError(f"malformed census record {raw[:120]!r}", where=where,
                                fix="RETROFI_CENSUS(name, \"X.Y\", \"additive|probed|structural\", "
                                    "\"change\") in include/retrofi/backport.h's form")
+        since_bounds(fields[1], where=where)
         shims.add(Shim(*fields))
     return shims
 
@@ -174,11 +216,13 @@ def catalog(tree):
                     change = "".join(re.findall(r'"([^"]*)"', m.group(4)))
                     s = Shim(m.group(1), m.group(2), m.group(3), change)
                     line = text.count("\n", 0, m.start()) + 1
-                    if s.kind not in KINDS or not VERSION_RE.match(s.since):
+                    if s.kind not in KINDS or not SINCE_RE.match(s.since):
                         raise RetrofiError(f"RETROFI_CENSUS({s.name}, ...) has kind '{s.kind}' "
                                            f"and version '{s.since}'", where=f"{path}:{line}",
                                            fix="kind is additive, probed or structural; the "
-                                               "version is like \"4.13\"")
+                                               "version is like \"4.13\", or a bound like "
+                                               "\"6.12.118..7.2.6\"")
+                    since_bounds(s.since, where=f"{path}:{line}")
                     if s.name in shims and shims[s.name] != s:
                         raise RetrofiError(f"shim {s.name} is recorded twice, differently",
                                            where=f"{path}:{line}",
@@ -190,7 +234,7 @@ def catalog(tree):
 def required(cat, api_level):
     """The shims of catalog cat that must be in force at api_level: every
     additive or probed one for an API newer than the level."""
-    level = version_code(api_level)
+    level = level_code(api_level)
     return tuple(s for s in cat if s.kind in ("additive", "probed")
                  and version_code(s.since) > level)
 
@@ -391,7 +435,7 @@ def api_census(tree, level):
     only on real kernels older than since: a changed signature, structure
     or header that a newer base cannot be made to show). A census record
     names its shim; a block without one is named by its comment."""
-    code = version_code(level)
+    code = level_code(level)
     cat = {s.name: s for s in catalog(tree)}
     rows, recorded = [], {}
     for b in _blocks(tree):
@@ -424,10 +468,19 @@ def api_census(tree, level):
     return rows
 
 
+BOUND_NOTE = ("since LOW..HIGH is a bound where the release is not verified: the API is "
+              "newer than LOW (a served kernel at LOW lacks it) and HIGH has it; the guard "
+              "stands at HIGH.")
+
+
+def _bound_note(rows):
+    return [BOUND_NOTE, ""] if any(".." in r["since"] for r in rows) else []
+
+
 def markdown(rows, level):
     shimmed = sum(1 for r in rows if r["status"] == "shimmed")
     out = [f"API census at {level}: {shimmed} shimmed, {len(rows) - shimmed} structural "
-           f"({len(rows)} APIs newer than {level})", "",
+           f"({len(rows)} APIs newer than {level})", ""] + _bound_note(rows) + [
            "| API | since | kind | at this level | upstream change |",
            "|---|---|---|---|---|"]
     for r in rows:
@@ -448,7 +501,8 @@ def markdown_levels(tree, levels):
         vals = per[lv].values()
         shimmed = sum(1 for r in vals if r["status"] == "shimmed")
         out.append(f"- {lv}: {shimmed} shimmed, {len(vals) - shimmed} structural")
-    out += ["", "| API | since | kind | " + " | ".join(levels) + " | upstream change |",
+    out += [""] + _bound_note(rows) + [
+            "| API | since | kind | " + " | ".join(levels) + " | upstream change |",
             "|---|---|---|" + "---|" * len(levels) + "---|"]
     for r in rows:
         cells = [per[lv][r["api"]]["status"] if r["api"] in per[lv] else "-" for lv in levels]

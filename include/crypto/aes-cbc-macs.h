@@ -12,7 +12,7 @@
 
 #include <retrofi/backport.h>
 
-#if !RETROFI_LINUX_LESS(7, 1, 0)
+#if !RETROFI_LINUX_LESS(7, 2, 6)
 #include_next <crypto/aes-cbc-macs.h>
 #endif
 
@@ -20,7 +20,13 @@
  * struct aes_cmac_key, struct aes_cmac_ctx, aes_cmac_preparekey(),
  * aes_cmac_init(), aes_cmac_update(), aes_cmac_final(), aes_cmac(),
  * aes_cmac_zeroize_key(), aes_cmac_zeroize_ctx() -- the AES-CMAC part of
- * <crypto/aes-cbc-macs.h> (7.x, commit and version not verified): a
+ * <crypto/aes-cbc-macs.h>, from "lib/crypto: aes: Add support for
+ * CBC-based MACs" (posted on 2026-02-18, in 7.0's merge window, so most
+ * likely v7.1; the release is not verified). Every 6.12 ABI the archive
+ * serves lacks it, 7.2.6 has it: the record is the bound 6.12.118..7.2.6
+ * and the guard stands at its high end (a 7.1 or early 7.2 kernel that
+ * has the header gets the shim, whose functions LINUX_BACKPORT renames,
+ * instead of its own). A
  * prepared key (the AES key schedule and the two CMAC subkeys of RFC
  * 4493) and an incremental MAC over it, with no allocation, usable in any
  * context. The shim runs over the AES library (<crypto/aes.h>:
@@ -32,7 +38,7 @@
  * Structural (a new header); AES-XCBC-MAC and AES-CBC-MAC, which the
  * stack does not use, are left out.
  */
-#if RETROFI_LINUX_LESS(7, 1, 0)
+#if RETROFI_LINUX_LESS(7, 2, 6)
 #include <crypto/aes.h>
 #include <linux/string.h>
 
@@ -85,20 +91,22 @@ static inline void aes_cmac(const struct aes_cmac_key *key, const u8 *data,
 	aes_cmac_update(&ctx, data, data_len);
 	aes_cmac_final(&ctx, out);
 }
-RETROFI_CENSUS(aes_cmac_preparekey, "7.1", "structural",
-	       "the AES-CMAC library of <crypto/aes-cbc-macs.h> (commit and version not verified)");
-#endif /* < 7.1 */
+RETROFI_CENSUS(aes_cmac_preparekey, "6.12.118..7.2.6", "structural",
+	       "lib/crypto: aes: Add support for CBC-based MACs (most likely v7.1, not verified)");
+#endif /* < 7.2.6 */
 
 /*
  * aes_cmac_zeroize_key(), aes_cmac_zeroize_ctx() -- the library's
  * zeroizing helpers, which 7.3's <crypto/aes-cbc-macs.h> has and 7.2's
- * lacks (Debian's 7.2.6 and 7.2.12; the commit that added them is not
- * verified here): mac80211's fils_aead.c declares its key with
+ * lacks (every 7.2 ABI the archive serves, up to 7.2.12, lacks them and
+ * 7.3.4 has them; the commit that added them is not verified here, so
+ * the record is the bound 7.2.12..7.3.4 and the guard its high end):
+ * mac80211's fils_aead.c declares its key with
  * __cleanup(aes_cmac_zeroize_key). Structural (inline helpers of a new
  * header), chosen by the probe aes_cmac_zeroize_key where the target has
- * the library; below 7.1 the block above defines them.
+ * the library; below the library's bound the block above defines them.
  */
-#if RETROFI_LINUX_LESS(7, 3, 0) && !RETROFI_LINUX_LESS(7, 1, 0) && \
+#if RETROFI_LINUX_LESS(7, 3, 4) && !RETROFI_LINUX_LESS(7, 2, 6) && \
 	!RETROFI_HAVE_aes_cmac_zeroize_key
 #include <linux/string.h>
 
@@ -111,8 +119,8 @@ static inline void aes_cmac_zeroize_ctx(struct aes_cmac_ctx *ctx)
 {
 	memzero_explicit(ctx, sizeof(*ctx));
 }
-RETROFI_CENSUS(aes_cmac_zeroize_key, "7.3", "structural",
-	       "aes_cmac_zeroize_key() and aes_cmac_zeroize_ctx() of <crypto/aes-cbc-macs.h> (commit and version not verified)");
-#endif /* < 7.3 */
+RETROFI_CENSUS(aes_cmac_zeroize_key, "7.2.12..7.3.4", "structural",
+	       "aes_cmac_zeroize_key() and aes_cmac_zeroize_ctx() of <crypto/aes-cbc-macs.h> (commit not verified)");
+#endif /* < 7.3.4 */
 
 #endif /* _RETROFI_CRYPTO_AES_CBC_MACS_H */

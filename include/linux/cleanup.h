@@ -194,7 +194,7 @@ __DEFINE_UNLOCK_GUARD(_name, void, _unlock, __VA_ARGS__)		\
 __DEFINE_LOCK_GUARD_0(_name, _lock)
 
 RETROFI_CENSUS(cleanup_h, "6.5", "structural",
-	       "locking: Introduce __cleanup() based infrastructure");
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #else
 #include_next <linux/cleanup.h>
 #endif /* < 6.5 */

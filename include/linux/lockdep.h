@@ -28,12 +28,14 @@ RETROFI_CENSUS(lockdep_is_held, "5.11", "structural",
 
 /*
  * lockdep_assert_in_softirq() -- "lockdep: Add lockdep_assert_in_softirq()"
- * (v5.14, title and version not verified; 6.1 has it, Debian's 5.10.262
- * not): with lockdep, warn once unless running in softirq context (and
+ * (title and release not verified, 5.14 is likely): every 5.10 ABI the
+ * archive serves lacks it, up to 5.10.262, and every 6.1 one has it, from
+ * 6.1.170: the record is that bound and the guard its high end (safe:
+ * probed). With lockdep, warn once unless running in softirq context (and
  * not in a hard IRQ or NMI); without lockdep, nothing. 6.1's bodies.
  * Structural and probed: it exists where lockdep's internals do.
  */
-#if RETROFI_LINUX_LESS(5, 14, 0) && !RETROFI_HAVE_lockdep_assert_in_softirq
+#if RETROFI_LINUX_LESS(6, 1, 170) && !RETROFI_HAVE_lockdep_assert_in_softirq
 #ifdef CONFIG_PROVE_LOCKING
 #define lockdep_assert_in_softirq()					\
 do {									\
@@ -43,8 +45,8 @@ do {									\
 #else
 #define lockdep_assert_in_softirq() do { } while (0)
 #endif
-RETROFI_CENSUS(lockdep_assert_in_softirq, "5.14", "structural",
-	       "lockdep: Add lockdep_assert_in_softirq() (v5.14, title and version not verified)");
-#endif /* < 5.14 */
+RETROFI_CENSUS(lockdep_assert_in_softirq, "5.10.262..6.1.170", "structural",
+	       "lockdep: Add lockdep_assert_in_softirq() (title and release not verified)");
+#endif /* < 6.1.170 */
 
 #endif /* _RETROFI_LINUX_LOCKDEP_H */

@@ -22,7 +22,7 @@
 #include <linux/cleanup.h>
 DEFINE_GUARD(mutex, struct mutex *, mutex_lock(_T), mutex_unlock(_T))
 RETROFI_CENSUS(mutex_guard, "6.5", "structural",
-	       "locking: Introduce __cleanup() based infrastructure");
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_MUTEX_H */

@@ -42,7 +42,7 @@ RETROFI_CENSUS(RCU_LOCKDEP_WARN, "5.11", "structural",
 #include <linux/cleanup.h>
 DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
 RETROFI_CENSUS(rcu_guard, "6.5", "structural",
-	       "locking: Introduce __cleanup() based infrastructure");
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_RCUPDATE_H */

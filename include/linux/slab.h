@@ -195,7 +195,7 @@ RETROFI_CENSUS(kmalloc_obj, "7.0", "probed",
 #include <linux/err.h>
 DEFINE_FREE(kfree, void *, if (!IS_ERR_OR_NULL(_T)) kfree(_T))
 RETROFI_CENSUS(kfree_free_class, "6.5", "structural",
-	       "locking: Introduce __cleanup() based infrastructure");
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_SLAB_H */

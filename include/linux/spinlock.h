@@ -22,27 +22,29 @@ DEFINE_LOCK_GUARD_1(spinlock, spinlock_t,
 		    spin_lock(_T->lock),
 		    spin_unlock(_T->lock))
 RETROFI_CENSUS(spinlock_guard, "6.5", "structural",
-	       "locking: Introduce __cleanup() based infrastructure");
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */
 
 /*
  * guard(spinlock_bh), scoped_guard(spinlock_bh, ...) -- the spinlock_bh
- * lock guard of <linux/cleanup.h>'s scope-based locking: 6.12 has it
- * beside spinlock and spinlock_irqsave, 6.1 and 5.10 (which carry
- * cleanup.h from stable) have only those two (the commit that added it
- * is not verified here; 6.12 is the guard). spin_lock_bh() on entry,
- * spin_unlock_bh() on leaving the scope, as in 6.12. Structural: a lock
- * class cannot be renamed for an API shape (guard() pastes its name), so
- * it is defined only where the target's headers lack it (probed); it
- * needs DEFINE_LOCK_GUARD_1(), the target's or <linux/cleanup.h>'s shim.
+ * lock guard of <linux/cleanup.h>'s scope-based locking: "spinlock:
+ * extend guard with spinlock_bh variants" (v6.15), which stable took
+ * into 6.12.37. So 6.12.0 to 6.12.36, 6.13 and 6.14 lack it, and every
+ * 6.12 ABI the archive serves (6.12.107 and later) has it; 6.1 and 5.10
+ * (which carry cleanup.h from stable) have only spinlock and
+ * spinlock_irqsave. spin_lock_bh() on entry, spin_unlock_bh() on leaving
+ * the scope, as upstream. Structural: a lock class cannot be renamed for
+ * an API shape (guard() pastes its name), so it is defined only where
+ * the target's headers lack it (probed); it needs DEFINE_LOCK_GUARD_1(),
+ * the target's or <linux/cleanup.h>'s shim.
  */
-#if RETROFI_LINUX_LESS(6, 12, 0) && !RETROFI_HAVE_spinlock_bh_guard
+#if RETROFI_LINUX_LESS(6, 15, 0) && !RETROFI_HAVE_spinlock_bh_guard
 #include <linux/cleanup.h>
 DEFINE_LOCK_GUARD_1(spinlock_bh, spinlock_t,
 		    spin_lock_bh(_T->lock),
 		    spin_unlock_bh(_T->lock))
-RETROFI_CENSUS(spinlock_bh_guard, "6.12", "structural",
-	       "the spinlock_bh lock guard of cleanup.h (commit and version not verified)");
-#endif /* < 6.12 */
+RETROFI_CENSUS(spinlock_bh_guard, "6.15", "structural",
+	       "spinlock: extend guard with spinlock_bh variants (v6.15; stable 6.12.37)");
+#endif /* < 6.15 */
 
 #endif /* _RETROFI_LINUX_SPINLOCK_H */

@@ -40,7 +40,7 @@ static inline int LINUX_BACKPORT(genlmsg_multicast_allns)(const struct genl_fami
 }
 #define genlmsg_multicast_allns LINUX_BACKPORT(genlmsg_multicast_allns)
 RETROFI_CENSUS(genlmsg_multicast_allns, "6.10", "structural",
-	       "genetlink: fix genlmsg_multicast_allns() (title not verified)");
+	       "genetlink: fix genlmsg_multicast_allns() (v6.10, title not verified)");
 #endif /* < 6.10 */
 
 #endif /* _RETROFI_NET_GENETLINK_H */

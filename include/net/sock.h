@@ -30,18 +30,21 @@ RETROFI_CENSUS(lockdep_sock_is_held, "5.11", "structural",
 
 /*
  * sk_requests_wifi_status() -- whether the socket of a frame asked for
- * its Wi-Fi TX status (SO_WIFI_STATUS): 7.3's <net/sock.h> has it, 6.12
- * not (the commit and the version between are not verified here; 6.13
- * is the guard). 7.3's body. Probed.
+ * its Wi-Fi TX status (SO_WIFI_STATUS): "wifi: add
+ * sk_requests_wifi_status()", posted on 2025-05-20 and applied to
+ * wireless-next the next day, so in v6.16 (its final title is not
+ * verified: the maintainer offered to retitle it when applying). The
+ * archive agrees: every 6.12 ABI it serves lacks it, every 7.2 one has
+ * it. 7.3's body. Probed.
  */
-#if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_sk_requests_wifi_status)
+#if RETROFI_API_NEED(6, 16, 0, RETROFI_HAVE_sk_requests_wifi_status)
 static inline bool LINUX_BACKPORT(sk_requests_wifi_status)(struct sock *sk)
 {
 	return sk && sk_fullsock(sk) && sock_flag(sk, SOCK_WIFI_STATUS);
 }
 #define sk_requests_wifi_status LINUX_BACKPORT(sk_requests_wifi_status)
-RETROFI_CENSUS(sk_requests_wifi_status, "6.13", "probed",
-	       "sk_requests_wifi_status() as in 7.3 (commit and version not verified)");
-#endif /* < 6.13 */
+RETROFI_CENSUS(sk_requests_wifi_status, "6.16", "probed",
+	       "wifi: add sk_requests_wifi_status() (v6.16, final title not verified)");
+#endif /* < 6.16 */
 
 #endif /* _RETROFI_NET_SOCK_H */

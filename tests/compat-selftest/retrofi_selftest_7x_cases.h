@@ -14,7 +14,7 @@
 #endif
 	TA(hrtimer_setup_sets_the_callback_and_clock, hrtimer_setup, 6, 13, 0),
 	TA(secs_to_jiffies_is_seconds_times_hz, secs_to_jiffies, 6, 13, 0),
-	TA(us_to_ktime_is_microseconds_in_nanoseconds, us_to_ktime, 6, 13, 0),
+	TA(us_to_ktime_is_microseconds_in_nanoseconds, us_to_ktime, 6, 14, 0),
 	TA(nla_get_u8_default_value_or_default, nla_get_u8_default, 6, 13, 0),
 	TA(nla_get_u16_default_value_or_default, nla_get_u16_default, 6, 13, 0),
 	TA(nla_get_u32_default_value_or_default, nla_get_u32_default, 6, 13, 0),
@@ -30,7 +30,7 @@
 	T(aes_cmac_zeroize_clears_the_key_and_the_context, aes_cmac_zeroize_key),
 	T(faux_device_is_made_probed_and_destroyed, faux_device_create),
 	T(kunit_static_stub_redirect_runs_the_body, KUNIT_STATIC_STUB_REDIRECT),
-	TA(sk_requests_wifi_status_follows_the_socket_flag, sk_requests_wifi_status, 6, 13, 0),
+	TA(sk_requests_wifi_status_follows_the_socket_flag, sk_requests_wifi_status, 6, 16, 0),
 	TA(devm_kmemdup_array_copies_and_refuses_overflow, devm_kmemdup_array, 6, 15, 0),
 	TX(debugfs_change_name_renames_in_place, debugfs_change_name, 6, 14, 0),
 	T(do_once_lite_calls_once_per_site, DO_ONCE_LITE),
