@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 export TARGETS
 
 .PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build stress \
-	report-merge list check check-fast api-census api-census-readme
+	report-merge list check check-fast api-census api-census-readme api-bounds
 
 all: help
 
@@ -31,6 +31,7 @@ help:
 	@echo "make list            the selected targets as JSON"
 	@echo "make generate        write the output tree under out/ (SOURCE=newest|6.12|7.3: that source's)"
 	@echo "make release         generate and pack out/retrofi-<source version>.tar.xz (+ .sha256)"
+	@echo "make api-bounds      which served ABIs have each shimmed API (compat/api-bounds.txt), checked"
 	@echo "make refresh         the drift of the newest source served (SOURCE=...: another):"
 	@echo "                     rules, copy list, included headers, Kbuild object lists"
 
@@ -136,3 +137,11 @@ api-census:
 # fails while it is out of date).
 api-census-readme:
 	$(PYTHON) scripts/retrofi_census.py --update-readme README.md
+
+# compat/api-bounds.txt: which ABIs the archive serves (every ABI pinned in
+# kernel-matrix.lock) have each API of the census, grepped from their own
+# -common headers (compat/bounds.list's markers; the packages come through
+# the kernels stage into the cache), then each record's since checked
+# against it (test_api_bounds.py does both). Every package is read again.
+api-bounds: bootstrap
+	$(PYTHON) scripts/retrofi_bounds.py --fresh --check
