@@ -12,8 +12,8 @@
 
 /*
  * devm_kmemdup_array() -- "devres: Introduce devm_kmemdup_array()"
- * (v6.15, title and version not verified; Debian's 6.12.118 has it from
- * stable): a device-managed copy of an array, the size multiplication
+ * (v6.15: stable took it into 6.14.y as a dependency, and Debian's 6.12
+ * has it, every 6.12 ABI the archive serves, 6.1 not): a device-managed copy of an array, the size multiplication
  * saturating so that an overflow fails the allocation. Upstream's body.
  * Probed.
  */
@@ -27,7 +27,7 @@ static inline void *LINUX_BACKPORT(devm_kmemdup_array)(struct device *dev,
 }
 #define devm_kmemdup_array LINUX_BACKPORT(devm_kmemdup_array)
 RETROFI_CENSUS(devm_kmemdup_array, "6.15", "probed",
-	       "devres: Introduce devm_kmemdup_array() (v6.15, title and version not verified)");
+	       "devres: Introduce devm_kmemdup_array() (v6.15)");
 #endif /* < 6.15 */
 
 #endif /* _RETROFI_LINUX_DEVICE_H */

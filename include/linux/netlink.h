@@ -11,7 +11,8 @@
 
 /*
  * NL_SET_ERR_MSG_FMT() -- "netlink: add support for formatted extack
- * messages" (v6.2, title not verified): an extack message formatted into
+ * messages" (v6.2; every 6.1 ABI the archive serves lacks it, every 6.12
+ * one has it): an extack message formatted into
  * a buffer that the same change added to struct netlink_ext_ack. A
  * target without it has no buffer to format into, so the shim sets the
  * format string itself as the message (still a string literal, as
@@ -30,7 +31,7 @@
 	no_printk(fmt, ##args);					\
 } while (0)
 RETROFI_CENSUS(NL_SET_ERR_MSG_FMT, "6.2", "structural",
-	       "netlink: add support for formatted extack messages (v6.2, title not verified)");
+	       "netlink: add support for formatted extack messages (v6.2)");
 #endif /* < 6.2 */
 
 #endif /* _RETROFI_LINUX_NETLINK_H */

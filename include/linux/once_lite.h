@@ -3,7 +3,9 @@
  * retrofi compat: <linux/once_lite.h>
  *
  * "once: implement DO_ONCE_LITE for non-fast-path "do once"
- * functionality" (v5.14, title not verified) added this header;
+ * functionality" (v5.14: applied to net-next after 5.13's release) added
+ * this header (every 5.10 ABI the archive serves lacks it, every 6.1 one
+ * has it);
  * mac80211's debug.h uses DO_ONCE_LITE() for its once-only messages.
  */
 #ifndef _RETROFI_LINUX_ONCE_LITE_H
@@ -52,7 +54,7 @@
 		unlikely(__ret_do_once);				\
 	})
 RETROFI_CENSUS(DO_ONCE_LITE, "5.14", "structural",
-	       "once: implement DO_ONCE_LITE for non-fast-path do once functionality (v5.14, title not verified)");
+	       "once: implement DO_ONCE_LITE for non-fast-path do once functionality (v5.14)");
 #endif /* < 5.14 */
 
 #endif /* _RETROFI_LINUX_ONCE_LITE_H */

@@ -83,8 +83,8 @@ RETROFI_CENSUS(flex_array_size, "5.9", "additive",
 
 /*
  * DEFINE_RAW_FLEX() -- "overflow: Change DEFINE_FLEX to take __counted_by
- * member" (v6.10, title not verified; Debian's 6.1.192 has it from
- * stable): an on-stack, zeroed instance of a structure with a trailing
+ * member" (v6.10; Debian's 6.1 has it from stable, since 6.1.187 among
+ * the ABIs the archive serves, 6.1.176 not): an on-stack, zeroed instance of a structure with a trailing
  * flexible array of a constant count, through a pointer. 6.10's layout
  * (a union of the bytes and the structure), the size written out as
  * struct_size_t() (6.5) computes it. Probed; a macro, so it keeps its
@@ -102,7 +102,7 @@ RETROFI_CENSUS(flex_array_size, "5.9", "additive",
 	} name##_u = { };						\
 	type *name = (type *)&name##_u
 RETROFI_CENSUS(DEFINE_RAW_FLEX, "6.10", "probed",
-	       "overflow: Change DEFINE_FLEX to take __counted_by member (v6.10, title not verified)");
+	       "overflow: Change DEFINE_FLEX to take __counted_by member (v6.10)");
 #endif /* < 6.10 */
 
 #endif /* _RETROFI_LINUX_OVERFLOW_H */

@@ -97,8 +97,9 @@ RETROFI_CENSUS(kfree_sensitive, "5.9", "additive",
  * kmalloc_obj(), kzalloc_obj(), kmalloc_objs(), kzalloc_objs(),
  * kmalloc_flex(), kzalloc_flex(), kvmalloc_obj(), kvzalloc_obj(),
  * kvmalloc_objs(), kvzalloc_objs(), kvmalloc_flex(), kvzalloc_flex() --
- * "slab: Introduce kmalloc_obj() and family" (v7.0, title not verified;
- * Debian's 6.12.118 carries it from stable, so it is probed): allocate
+ * "slab: Introduce kmalloc_obj() and family" (v7.0, merged in its merge
+ * window; every 6.12 ABI the archive serves carries it from stable, 6.1
+ * not, so it is probed): allocate
  * an object, an array or a structure with a flexible array by type,
  * with the GFP flags optional (GFP_KERNEL). The sizes saturate at
  * SIZE_MAX on overflow, so the allocation fails instead of coming out
@@ -179,7 +180,7 @@ static inline size_t retrofi_alloc_size_add(size_t a, size_t b)
 #define kvzalloc_flex(P, FAM, COUNT, ...) \
 	__retrofi_alloc_flex(kvzalloc, retrofi_default_gfp(__VA_ARGS__), typeof(P), FAM, COUNT)
 RETROFI_CENSUS(kmalloc_obj, "7.0", "probed",
-	       "slab: Introduce kmalloc_obj() and family (v7.0, title not verified)");
+	       "slab: Introduce kmalloc_obj() and family (v7.0)");
 #endif /* < 7.0 */
 
 /*

@@ -123,9 +123,10 @@ RETROFI_CENSUS(nla_nest_start_noflag, "5.2", "additive",
 
 /*
  * nla_get_u8_default(), nla_get_u16_default(), nla_get_u32_default() --
- * "netlink: add nla_get_*_default() accessors" (v6.13, title not
- * verified): an attribute's value, or the default when the attribute is
- * absent (NULL). 6.13's bodies. Probed: stable kernels may carry them.
+ * "net: netlink: add nla_get_*_default() accessors" (v6.13; every 6.12
+ * ABI the archive serves lacks them, every 7.2 one has them): an
+ * attribute's value, or the default when the attribute is absent (NULL).
+ * 6.13's bodies. Probed: stable kernels may carry them.
  */
 #if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_nla_get_u32_default)
 static inline u8 LINUX_BACKPORT(nla_get_u8_default)(const struct nlattr *nla,
@@ -135,7 +136,7 @@ static inline u8 LINUX_BACKPORT(nla_get_u8_default)(const struct nlattr *nla,
 }
 #define nla_get_u8_default LINUX_BACKPORT(nla_get_u8_default)
 RETROFI_CENSUS(nla_get_u8_default, "6.13", "probed",
-	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+	       "net: netlink: add nla_get_*_default() accessors (v6.13)");
 
 static inline u16 LINUX_BACKPORT(nla_get_u16_default)(const struct nlattr *nla,
 						      u16 defvalue)
@@ -144,7 +145,7 @@ static inline u16 LINUX_BACKPORT(nla_get_u16_default)(const struct nlattr *nla,
 }
 #define nla_get_u16_default LINUX_BACKPORT(nla_get_u16_default)
 RETROFI_CENSUS(nla_get_u16_default, "6.13", "probed",
-	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+	       "net: netlink: add nla_get_*_default() accessors (v6.13)");
 
 static inline u32 LINUX_BACKPORT(nla_get_u32_default)(const struct nlattr *nla,
 						      u32 defvalue)
@@ -153,7 +154,7 @@ static inline u32 LINUX_BACKPORT(nla_get_u32_default)(const struct nlattr *nla,
 }
 #define nla_get_u32_default LINUX_BACKPORT(nla_get_u32_default)
 RETROFI_CENSUS(nla_get_u32_default, "6.13", "probed",
-	       "netlink: add nla_get_*_default() accessors (v6.13, title not verified)");
+	       "net: netlink: add nla_get_*_default() accessors (v6.13)");
 #endif /* < 6.13 */
 
 /*
