@@ -154,10 +154,12 @@ def measure(deb, marks):
                 m = re.match(r"^\.?/?usr/src/linux-headers-[^/]+/include/(.+)$", member.name)
                 if not m or not member.isfile() or not any_header.match(m.group(1)):
                     continue
-                wanted = [mk for mk in marks.values() if mk.name not in found and mk.wants(m.group(1))]
+                wanted = [mk for mk in marks.values()
+                          if mk.name not in found and mk.wants(m.group(1))]
                 if not wanted:
                     continue
-                text = COMMENT_RE.sub(" ", tar.extractfile(member).read().decode("utf-8", "replace"))
+                raw = tar.extractfile(member).read().decode("utf-8", "replace")
+                text = COMMENT_RE.sub(" ", raw)
                 found |= {mk.name for mk in wanted if mk.regex.search(text)}
     except tarfile.TarError as e:
         raise RetrofiError(f"cannot read the headers package: {e}", where=deb,
@@ -167,7 +169,8 @@ def measure(deb, marks):
         err = proc.stderr.read().decode(errors="replace")
         if proc.wait() != 0:
             raise RetrofiError(f"dpkg-deb --fsys-tarfile failed: {err.strip()}", where=deb,
-                               fix="run `make kernels-verify`, or delete the file to fetch it again")
+                               fix="run `make kernels-verify`, or delete the file to fetch "
+                                   "it again")
     return found
 
 
@@ -316,14 +319,20 @@ def check(cat, table, marks, probed=()):
             problems.append(f"{mk.where}: marker {name} names no census record")
     for name, s in sorted(records.items()):
         low, high = retrofi_census.since_bounds(s.since)
-        problems += _cited(s, low, high, oldest)
         mk = marks.get(name)
+        row = table["apis"].get(name)
+        served_bound = ""
+        if mk and row and row[0] == mk.digest:
+            without = [(code[lb], up) for lb, up in abis if lb not in row[1]]
+            with_ = [(code[lb], up) for lb, up in abis if lb in row[1]]
+            if without and with_:
+                served_bound = f"{max(without)[1]}..{min(with_)[1]}"
+        problems += _cited(s, low, high, oldest, served_bound)
         if mk is None:
             if retrofi_census.version_code(high) > oldest:
                 problems.append(f"{name} (since {s.since}): no marker in compat/bounds.list, "
                                 "though the archive serves ABIs older than it")
             continue
-        row = table["apis"].get(name)
         if row is None or row[0] != mk.digest:
             problems.append(f"{name}: its marker {'changed' if row else 'is new'} since "
                             "compat/api-bounds.txt was written: run `make api-bounds`")
@@ -338,11 +347,13 @@ def check(cat, table, marks, probed=()):
         hi = retrofi_census.version_code(high)
         # A kernel at or above the guard's version that lacks the API gets
         # neither the shim nor the API.
-        for c, lb, up in without:
-            if c >= hi:
-                problems.append(f"{name} (since {s.since}): the served ABI {lb} ({up}) lacks "
-                                f"it, though its guard (< {high}) gives it no shim: raise "
-                                "the version above that ABI's")
+        unshimmed = sorted(w for w in without if w[0] >= hi)
+        if unshimmed:
+            c, lb, up = max(unshimmed, key=lambda w: (w[0], not w[1].endswith(" rt")))
+            more = f" (and {len(unshimmed) - 1} more served ABIs)" if len(unshimmed) > 1 else ""
+            problems.append(f"{name} (since {s.since}): the served ABI {lb} ({up}){more} "
+                            f"lacks it, though its guard (< {high}) gives it no shim: raise "
+                            "the version above that ABI's")
         if low is not None:
             lo = retrofi_census.version_code(low)
             last_without = max(without, default=None)
@@ -371,7 +382,7 @@ def check(cat, table, marks, probed=()):
 CITE_RE = re.compile(r"\(v(\d+\.\d+(?:\.\d+)?)\b")
 
 
-def _cited(s, low, high, oldest):
+def _cited(s, low, high, oldest, served_bound=""):
     """A record's own citation of its release, "(v6.14", agrees with its
     since: the same version, or inside its bound. A record newer than the
     oldest served ABI cites its release or is a bound, so that the archive
@@ -386,8 +397,14 @@ def _cited(s, low, high, oldest):
         return []
     cite = m.group(1)
     if low is None and code(cite) != code(high):
+        witness = ""
+        if served_bound:
+            lo_, hi_ = served_bound.split("..")
+            apart = code(lo_) < code(cite) <= code(hi_) and code(lo_) < code(high) <= code(hi_)
+            witness = (f" (the served ABIs show only {served_bound}"
+                       + (", which cannot tell them apart)" if apart else ")"))
         return [f"{s.name} (since {s.since}): its change cites v{cite}: the guard and the "
-                "record stand at the cited release"]
+                f"record stand at the cited release{witness}"]
     if low is not None and not code(low) < code(cite) <= code(high):
         return [f"{s.name} (since {s.since}): its change cites v{cite}, outside the bound"]
     return []

@@ -2,7 +2,8 @@
 /*
  * retrofi compat: <kunit/static_stub.h>
  *
- * "kunit: Add "static stub" support" (v6.3, title not verified) added
+ * "kunit: Add "static stub" support" (v6.3, title not verified; every
+ * 6.1 ABI the archive serves lacks it, every 6.12 one has it) added
  * this header: KUNIT_STATIC_STUB_REDIRECT() at the top of a function lets
  * a KUnit test replace the function. mac80211's mlme.c uses it.
  */

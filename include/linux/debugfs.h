@@ -12,7 +12,8 @@
 
 /*
  * debugfs_change_name() -- "debugfs: add debugfs_change_name()" (v6.14,
- * title not verified): rename a debugfs entry in place, to a formatted
+ * title not verified; every 6.12 ABI the archive serves lacks it, every
+ * 7.2 one has it, so the archive cannot pin it closer): rename a debugfs entry in place, to a formatted
  * name; 0, or an error. cfg80211 renames a wiphy's directory with it.
  * The shim formats the name and calls debugfs_rename() (every target up
  * to 6.12 has it) with the entry's own parent. Exported by compat.ko
