@@ -121,11 +121,21 @@ def guest_stages(console_log):
     return {"boot": init[0], "tests": max(t for t, _ in stamps) - init[0]}
 
 
-def guest_config(target, mode, census):
-    """The files of the guest's /etc that tests/guest/init reads."""
+def preempt_rt(matrix, target):
+    """Whether the matrix says target boots a PREEMPT_RT kernel: its real
+    target's (a shape's base's) flavour is an rt one."""
+    return matrix.real_target(target).flavour.startswith("rt-")
+
+
+def guest_config(target, mode, census, rt):
+    """The files of the guest's /etc that tests/guest/init reads.
+
+    rt: whether the row is PREEMPT_RT by the matrix (preempt_rt()): the
+    guest requires the booted kernel to be so exactly when it is."""
     return {"etc/retrofi-mode": f"{mode}\n",
             "etc/retrofi-census": census.guest_lines(),
-            "etc/retrofi-event-timeout": f"{target.event_timeout}\n"}
+            "etc/retrofi-event-timeout": f"{target.event_timeout}\n",
+            "etc/retrofi-preempt-rt": "1\n" if rt else "0\n"}
 
 
 BASE_CHECK = os.path.join(retrofi_generate.REPO, "drivers", "out-tree", "config", "base.sh")
@@ -173,10 +183,11 @@ def failed_row(target, error, report_dir):
 
 
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
-               mode="tests"):
+               mode="tests", rt=False):
     """One target through build, initramfs and boot; returns a report Row.
 
     accel: the run's retrofi_accel.Accel (TCG when None).
+    rt:    whether the matrix makes the row PREEMPT_RT (preempt_rt()).
     mode:  what the guest runs: "tests" (every guest test) or "stress"
            (tests/guest/init reads it from /etc/retrofi-mode)."""
     started = time.monotonic()
@@ -212,7 +223,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             say(target.name, "initramfs")
             t0 = time.monotonic()
             initrd = retrofi_initramfs.build(kernel, b.tree,
-                                             config=guest_config(target, mode, b.census),
+                                             config=guest_config(target, mode, b.census, rt),
                                              api_level=target.api_level)
             row.stages["initramfs"] = time.monotonic() - t0
             row.initramfs_bytes = initrd.size
@@ -288,7 +299,8 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
                                 trees[matrix.source_of(t).key], report_dir,
-                                boot and t in booted, jobs, accel, mode): t
+                                boot and t in booted, jobs, accel, mode,
+                                preempt_rt(matrix, t)): t
                     for t in todo}
             try:
                 for fut in retrofi_interrupt.completed(futs):

@@ -3,6 +3,7 @@ input with one error naming the file, the line and the fix."""
 
 import os
 import textwrap
+import types
 
 import pytest
 
@@ -248,10 +249,31 @@ def test_event_timeout_defaults_to_20_s_and_reaches_the_guest():
     class Census:
         def guest_lines(self):
             return ""
-    config = retrofi_run.guest_config(repo.target("debug-6.12"), "tests", Census())
+    config = retrofi_run.guest_config(repo.target("debug-6.12"), "tests", Census(), False)
     assert config["etc/retrofi-event-timeout"] == f"{repo.target('debug-6.12').event_timeout}\n"
     with open(os.path.join(REPO, "tests", "guest", "init")) as f:
         assert "WAIT=$(cat /etc/retrofi-event-timeout" in f.read()
+
+
+def test_the_rt_rows_and_only_they_tell_the_guest_to_require_preempt_rt():
+    """The guest test booted_kernel_is_preempt_rt_exactly_on_rt_rows compares
+    the booted kernel with what the matrix says: 1 for an rt flavour (a
+    shape by its base's), 0 for every other row."""
+    import retrofi_run
+    repo = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    census = types.SimpleNamespace(guest_lines=lambda: "")
+    rt = {t.name for t in repo.targets
+          if t.kind != retrofi_matrix.BUILD_ONLY and retrofi_run.preempt_rt(repo, t)}
+    assert rt == {t.name for t in repo.select(["rt"])} == {"6.1-rt", "6.12-rt"}
+    for name, want in (("6.1-rt", "1\n"), ("6.12-rt", "1\n"), ("6.1", "0\n"),
+                       ("2.6.21", "0\n"), ("debug-6.12", "0\n")):
+        t = repo.target(name)
+        config = retrofi_run.guest_config(t, "tests", census, retrofi_run.preempt_rt(repo, t))
+        assert config["etc/retrofi-preempt-rt"] == want, name
+    with open(os.path.join(REPO, "tests", "guest", "init")) as f:
+        init = f.read()
+    assert "want=$(cat /etc/retrofi-preempt-rt" in init
+    assert "run_test booted_kernel_is_preempt_rt_exactly_on_rt_rows" in init
 
 
 def test_the_debug_rows_boot_with_4_level_paging_and_real_targets_as_they_are():

@@ -23,6 +23,7 @@ from conftest import REPO, lts_source, oldest_default_real, private_cache, run_c
 from faultcheck import assert_one_error, saw
 
 GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
+               "booted_kernel_is_preempt_rt_exactly_on_rt_rows",
                "shims_in_force_are_in_the_installed_modules", "compat_selftest",
                "compat_selftest_forced_api_2_6_21",
                "station_scan_lists_the_ap_ssid", "open_association_passes_traffic",
@@ -94,7 +95,7 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     assert b.tree == next(l for l in open(row["logs"]["build"]).read().splitlines()
                           if l.startswith("$ make -C ")).split()[3]
     again = retrofi_initramfs.build(kt, b.tree, config=retrofi_run.guest_config(
-        m.target(target), "tests", b.census))
+        m.target(target), "tests", b.census, retrofi_run.preempt_rt(m, m.target(target))))
     assert again.reused and again.size < 24 << 20
 
 
