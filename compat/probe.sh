@@ -22,8 +22,30 @@ set -eu
 
 die() { echo "retrofi: error: $*" >&2; exit 1; }
 
+# The installed compilers, "<major> <command>" a line: every gcc-N on
+# PATH, and gcc itself by its -dumpversion.
+installed_gccs() {
+	for d in $(echo "$PATH" | tr ':' ' '); do ls "$d" 2>/dev/null; done |
+		sed -n 's/^gcc-\([0-9][0-9]*\)$/\1 gcc-\1/p' | sort -n -u
+	v=$(gcc -dumpversion 2>/dev/null) && echo "${v%%.*} gcc" || :
+}
+
+# release_with <major>: the first Debian release whose gcc is at least that
+# major (its default compiler; trixie's is the one retrofi's toolchain root
+# brings for the kernels Debian 13 built), or nothing.
+release_with() {
+	if [ "$1" -le 10 ]; then echo "Debian 11 (bullseye)"
+	elif [ "$1" -le 12 ]; then echo "Debian 12 (bookworm)"
+	elif [ "$1" -le 14 ]; then echo "Debian 13 (trixie)"
+	fi
+}
+
 # check_cc <KLIB_BUILD> [make args...]: the compiler the target's Kbuild
-# runs is installed, or one error naming it and the fix.
+# runs is installed, or one error naming it and the fix.  The fix offers an
+# installed compiler only if it is at least as new as the named one (an
+# older gcc refuses the newer one's flags in the headers, such as gcc-14's
+# -fmin-function-alignment=16); with none, it says so and names the
+# release that has one.
 check_cc() {
 	ccdir=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-cc.XXXXXX")
 	echo '$(info RETROFI-CC: $(origin CC): $(CC))' > "$ccdir/Kbuild"
@@ -38,14 +60,28 @@ check_cc() {
 	for word in $cc; do
 		case $word in -*) continue ;; esac
 		command -v "$word" >/dev/null 2>&1 && continue
-		have=$(for d in $(echo "$PATH" | tr ':' ' '); do ls "$d" 2>/dev/null; done |
-			grep -x 'gcc-[0-9][0-9]*' | sort -t- -k2 -n -u | tail -n 1)
+		# The named compiler's major version, if its name has one
+		# (gcc-14, x86_64-linux-gnu-gcc-14).
+		want=$(echo "$word" | sed -n 's/^\(.*-\)\{0,1\}gcc-\([0-9][0-9]*\)$/\2/p')
+		gccs=$(installed_gccs)
+		if [ -n "$want" ]; then
+			have=$(echo "$gccs" | awk -v w="$want" '$1 >= w { print $2; exit }')
+		else
+			have=$(echo "$gccs" | tail -n 1 | cut -s -d' ' -f2)
+		fi
 		case $origin in
 		command*) named="the compiler given as CC=$cc" ;;
 		*) named="the compiler the target's headers name (CC=$cc in their Makefile)" ;;
 		esac
 		echo "retrofi: error: $ccklib: $word is not installed: $named" >&2
-		echo "  fix: install $word (Debian: apt-get install $word), or build with an installed compiler: make CC=${have:-gcc-NN} (DKMS: RETROFI_CC=${have:-gcc-NN} dkms ...)" >&2
+		if [ -n "$have" ] || [ -z "$want" ]; then
+			echo "  fix: install $word (Debian: apt-get install $word), or build with an installed compiler${want:+ at least as new}: make CC=${have:-gcc-NN} (DKMS: RETROFI_CC=${have:-gcc-NN} dkms ...)" >&2
+		else
+			older=$(echo "$gccs" | awk 'NF { printf "%s%s", (n++ ? ", " : ""), ($2 == "gcc" ? "gcc " $1 : $2) }')
+			release=$(release_with "$want")
+			echo "  fix: no installed compiler is gcc-$want or newer (${older:+installed: $older; }older compilers refuse the flags of the headers' gcc-$want);" \
+				"install gcc-$want: ${release:-a Debian release newer than Debian 13 (trixie)} has it (build there, or in a chroot of it${release:+$(case $release in *trixie*) echo ": retrofi's matrix builds these kernels in trixie's toolchain root" ;; esac)})" >&2
+		fi
 		exit 1
 	done
 }

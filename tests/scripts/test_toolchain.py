@@ -364,3 +364,70 @@ def test_a_writable_bind_not_made_yet_is_made_for_the_command_to_fill(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (dest / "m.ko").read_text() == "ko\n"
     assert _mounts_of(root) == []
+
+
+# ---------------------------------------------------------------- the output tree's compiler check
+
+PROBE = os.path.join(REPO, "compat", "probe.sh")
+
+
+def check_cc(tmp_path, named, installed):
+    """compat/probe.sh --check-cc against headers whose Makefile names the
+    compiler `named`, with a PATH whose only compilers are `installed`
+    ({command: the major its -dumpversion prints}): (exit status, output)."""
+    klib, bindir = tmp_path / "klib", tmp_path / "bin"
+    for d in (klib, bindir):
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+    (klib / "Makefile").write_text(f"CC = {named}\ninclude $(M)/Kbuild\ncc.i: ;@:\n")
+    for tool in ("make", "sed", "mktemp", "ls", "grep", "sort", "tail", "head", "rm", "tr",
+                 "awk", "cut", "cat"):
+        os.symlink(shutil.which(tool), bindir / tool)
+    for cc, major in installed.items():
+        (bindir / cc).write_text(f"#!/bin/sh\necho {major}.2.0\n")
+        (bindir / cc).chmod(0o755)
+    p = subprocess.run(["/bin/sh", PROBE, "--check-cc", str(klib)], capture_output=True,
+                       text=True, env=dict(os.environ, PATH=str(bindir)))
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_the_missing_compiler_fix_never_offers_an_older_gcc_and_names_the_release_that_has_one(tmp_path):
+    """Debian 13's headers name x86_64-linux-gnu-gcc-14; on a bookworm host
+    gcc-12 refuses their -fmin-function-alignment=16, so offering
+    `make CC=gcc-12` points the wrong way: the fix says no installed
+    compiler is new enough and names the release that has one."""
+    rc, out = check_cc(tmp_path, "x86_64-linux-gnu-gcc-14", {"gcc-12": 12, "gcc": 12})
+    assert rc == 1
+    error, fix = out.splitlines()
+    assert error.endswith(": x86_64-linux-gnu-gcc-14 is not installed: the compiler the target's "
+                          "headers name (CC=x86_64-linux-gnu-gcc-14 in their Makefile)"), error
+    assert "CC=gcc-12" not in fix and "CC=gcc " not in fix, fix
+    assert fix.startswith("  fix: no installed compiler is gcc-14 or newer "
+                          "(installed: gcc-12, gcc 12; "), fix
+    assert "Debian 13 (trixie) has it" in fix and "trixie's toolchain root" in fix, fix
+
+
+def test_the_missing_compiler_fix_offers_the_oldest_installed_gcc_at_least_as_new(tmp_path):
+    rc, out = check_cc(tmp_path, "x86_64-linux-gnu-gcc-14",
+                       {"gcc-12": 12, "gcc-15": 15, "gcc-16": 16, "gcc": 12})
+    assert rc == 1 and "make CC=gcc-15 (DKMS: RETROFI_CC=gcc-15 dkms ...)" in out, out
+    # 5.10's headers name gcc-10; bookworm's gcc-12 builds them.
+    rc, out = check_cc(tmp_path, "gcc-10", {"gcc-12": 12, "gcc": 12})
+    assert rc == 1 and "at least as new: make CC=gcc-12 " in out, out
+    # The plain gcc counts by its version.
+    rc, out = check_cc(tmp_path, "gcc-10", {"gcc": 12})
+    assert rc == 1 and "make CC=gcc " in out, out
+    rc, out = check_cc(tmp_path, "gcc-12", {"gcc-12": 12})
+    assert (rc, out) == (0, "")
+
+
+def test_the_release_the_missing_compiler_fix_names_is_the_toolchain_roots():
+    """probe.sh's table of releases agrees with the toolchain roots the
+    matrix builds in (retrofi_toolchain.TOOLCHAINS): each root's compiler
+    is named with its release."""
+    for name, spec in retrofi_toolchain.TOOLCHAINS.items():
+        major = spec.cc.split("-")[-1]
+        release = subprocess.run(
+            ["/bin/sh", "-c", 'eval "$(sed -n "/^release_with() {/,/^}/p" "$0")"; release_with "$1"',
+             PROBE, major], capture_output=True, text=True).stdout.strip()
+        assert release.endswith(f"({name})"), (spec.cc, release)
