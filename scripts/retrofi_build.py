@@ -49,6 +49,7 @@ import retrofi_census
 import retrofi_fs
 import retrofi_kernels
 import retrofi_progress
+import retrofi_selection
 import retrofi_toolchain
 from retrofi_errors import RetrofiError
 
@@ -107,6 +108,9 @@ class BuildResult:
     cached: bool = False
     reason: str = ""
     census: object = None  # retrofi_census.Census of the built modules (when ok)
+    # What the configuration switched off (retrofi_selection): ("<module>.ko",
+    # "RETROFI_CONFIG_X off: <why>"), e.g. a driver the target lacks a facility for.
+    off: tuple = ()
 
     def summary(self):
         if self.cached:
@@ -116,7 +120,8 @@ class BuildResult:
         if not self.ok:
             return f"build {self.target}: FAIL ({self.reason}) [{how}]; log: {self.log}"
         return (f"build {self.target}: ok, {len(self.modules)} modules, "
-                f"{len(self.warnings)} warnings [{how}]")
+                f"{len(self.warnings)} warnings [{how}]"
+                + "".join(f"; not selected: {m} ({why})" for m, why in self.off))
 
 
 def log(msg):
@@ -261,11 +266,26 @@ def _remove_unused(parent, name, keep):
 
 # ---------------------------------------------------------------- the stage
 
-def _cached(final, kernel, log_path):
+def _cached(final, kernel, log_path, output_tree):
     data = json.load(open(os.path.join(final, STAMP)))
     shutil.copyfile(os.path.join(final, LOG), log_path)
-    return BuildResult(kernel.name, True, final, log_path, data["seconds"],
-                       tuple(data["warnings"]), tuple(data["modules"]), cached=True)
+    return _selected(BuildResult(kernel.name, True, final, log_path, data["seconds"],
+                                 tuple(data["warnings"]), tuple(data["modules"]), cached=True),
+                     output_tree)
+
+
+def _selected(result, output_tree):
+    """An ok build of an output tree is ok only when it holds every module
+    its configuration selects and probes.h (retrofi_selection): make's
+    exit status alone passes a stubbed or cut-short build.  output_tree:
+    check even a tree that lacks the output tree's markers."""
+    if not result.ok or not (output_tree or retrofi_selection.is_output_tree(result.tree)):
+        return result
+    problems = retrofi_selection.problems(result.tree, result.modules)
+    if problems:
+        return dataclasses.replace(result, ok=False,
+                                   reason="make exited 0, but " + "; ".join(problems))
+    return dataclasses.replace(result, off=retrofi_selection.selection(result.tree).off)
 
 
 def _copy_tree(src, dst):
@@ -347,13 +367,17 @@ class Jobserver:
                 pass
 
 
-def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jobs=None):
+def build(tree, kernel, log_path, cache=None, api_level="", defconfig="wifi", jobs=None,
+          output_tree=False):
     """Build tree for kernel; returns a BuildResult (never raises for a compile
     failure), with the census of its modules when it succeeded.
 
     jobs: make's -j (default: the cores), or a Jobserver shared with the
-    builds running beside this one."""
-    result = _build(tree, kernel, log_path, cache, api_level, defconfig, jobs)
+    builds running beside this one.
+    output_tree: tree must be a retrofi output tree, whose build is ok only
+    with every module its configuration selects (retrofi_selection; also
+    checked for any tree that has the output tree's markers)."""
+    result = _build(tree, kernel, log_path, cache, api_level, defconfig, jobs, output_tree)
     return _with_census(result)
 
 
@@ -365,7 +389,7 @@ def _with_census(result):
                                census=retrofi_census.read(result.tree, result.modules))
 
 
-def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
+def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs, output_tree):
     cache = cache or retrofi_kernels.cache_dir()
     if defconfig != "wifi" and not os.path.isfile(os.path.join(tree, "defconfigs", defconfig)):
         known = sorted(os.listdir(os.path.join(tree, "defconfigs"))) \
@@ -389,7 +413,7 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
                 with _target_lock(parent, variant):
                     state, fd = _claim(tree, parent, final, variant)
             if state == "cached":
-                return _cached(final, kernel, log_path)
+                return _cached(final, kernel, log_path, output_tree)
             if state == "mine":
                 break
             log(f"{kernel.name}: waiting for another retrofi run that is building {final}")
@@ -397,7 +421,8 @@ def _build(tree, kernel, log_path, cache, api_level, defconfig, jobs):
             fcntl.flock(wait, fcntl.LOCK_SH)
             os.close(wait)
         try:
-            result = _make(final, kernel, log_path, api_level, defconfig, jobs, fd, tc_root)
+            result = _selected(_make(final, kernel, log_path, api_level, defconfig, jobs, fd,
+                                     tc_root), output_tree)
             with _target_lock(parent, variant):
                 if result.ok:
                     with open(os.path.join(final, STAMP + ".tmp"), "w") as f:

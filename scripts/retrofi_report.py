@@ -46,6 +46,12 @@ class Row:
     # guest's clock), tests (from /init to power-off, by the guest's clock).
     stages: dict = dataclasses.field(default_factory=dict)
     initramfs_bytes: int = 0   # the size of the guest's initramfs (0: not built)
+    version: str = ""      # the target kernel's Debian package version ("": not known)
+    modules: list = dataclasses.field(default_factory=list)   # the built .ko files
+    build_seconds: float = 0.0  # the compile's own seconds (a cached build's when it was made)
+    # Why the row did no work: "refused" (the base kernel cannot host the
+    # stack), "not served" (the archive serves no package), "" (it ran).
+    early: str = ""
 
     @property
     def ok(self):

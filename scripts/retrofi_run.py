@@ -152,10 +152,11 @@ def refusal(kernel):
     return " ".join(l.strip() for l in p.stdout.splitlines() if l.strip())
 
 
-def _early_row(target, reason, seconds, report_dir):
+def _early_row(target, reason, seconds, report_dir, early, version):
     """The row of a target that fails before any work: build "fail" with
     the reason (also its build log), boot "not run"."""
-    row = retrofi_report.Row(target.name, target.kind, "fail", "not run", reason=reason)
+    row = retrofi_report.Row(target.name, target.kind, "fail", "not run", reason=reason,
+                             early=early, version=version)
     row.seconds = seconds
     os.makedirs(os.path.join(report_dir, target.name), exist_ok=True)
     row.logs["build"] = os.path.join(report_dir, target.name, "build.log")
@@ -170,14 +171,15 @@ def refused_row(target, kernel, report_dir):
     why = refusal(kernel)
     if not why:
         return None
-    row = _early_row(target, why, time.monotonic() - started, report_dir)
+    row = _early_row(target, why, time.monotonic() - started, report_dir, "refused",
+                     kernel.version)
     say(target.name, f"refused in {row.seconds:.2f} s: {why}")
     return row
 
 
 def failed_row(target, error, report_dir):
     """The row of a target whose packages the archive would not serve."""
-    row = _early_row(target, error.format(), 0.0, report_dir)
+    row = _early_row(target, error.format(), 0.0, report_dir, "not served", target.version)
     say(target.name, row.reason)
     return row
 
@@ -197,11 +199,12 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     logs["build"] = os.path.join(tdir, "build.log")
     say(target.name, f"build against {kernel.kernelrelease}"
         + (f" at API level {target.api_level}" if target.kind == "shape" else ""))
-    row = retrofi_report.Row(target.name, target.kind, "not run", "not run", logs=logs)
+    row = retrofi_report.Row(target.name, target.kind, "not run", "not run", logs=logs,
+                             version=kernel.version)
     try:
         t0 = time.monotonic()
         b = retrofi_build.build(tree, kernel, logs["build"], api_level=target.api_level,
-                                jobs=jobs)
+                                jobs=jobs, output_tree=True)
         row.stages["build"] = time.monotonic() - t0
     except RetrofiError as e:
         row.build, row.reason = "fail", e.format()
@@ -210,9 +213,11 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     if b is not None:
         say(target.name, b.summary())
         row.build = "ok" if b.ok else "fail"
+        row.modules, row.build_seconds = list(b.modules), b.seconds
         if not b.ok:
             row.reason = b.reason
         else:
+            row.notes += [f"not selected: {m} ({why})" for m, why in b.off]
             _census(target, b, row)
             if target.kind == retrofi_matrix.BUILD_ONLY:
                 lacks = lacked_probes(b.tree)

@@ -236,3 +236,122 @@ def test_a_build_has_no_debug_info_unless_asked_and_the_same_code(kernel, tmp_pa
                        check=True)
         return out.read_bytes()
     assert text(ko) == text(ko_g) and len(text(ko)) > 0
+
+
+# ---------------------------------------------------------------- what the configuration selects
+
+STACK = ("compat/compat.ko", "net/wireless/cfg80211.ko", "net/mac80211/mac80211.ko",
+         "drivers/net/wireless/virtual/mac80211_hwsim.ko", "drivers/net/wireless/ath/ath.ko",
+         "drivers/net/wireless/ath/ath5k/ath5k.ko", "drivers/net/wireless/ath/ath9k/ath9k.ko",
+         "drivers/net/wireless/ath/ath9k/ath9k_hw.ko",
+         "drivers/net/wireless/ath/ath9k/ath9k_common.ko")
+
+# A stubbed build: make exits 0 having made only the modules listed in
+# `made` (and probes.h if `probes` exists), as a cut-short or faked build
+# would.  A "module" is any ELF file (the census reads its sections).
+STUB_MAKEFILE = """\
+all:
+\t@mkdir -p include/retrofi && cp config.mk.stub include/retrofi/config.mk
+\t@: > modules.order; for m in $$(cat made); do mkdir -p $$(dirname $$m); \\
+\t  cp /bin/true $$m; echo $${m%.ko}.o >> modules.order; done
+\t@if [ -f probes ]; then echo '/* probes */' > include/retrofi/probes.h; fi
+"""
+
+
+def stub_output_tree(path, made, probes=True, config_mk="RETROFI_CONFIG_CFG80211 := m\n"):
+    """The output tree's own Kbuild files, config/options and defconfigs,
+    built by STUB_MAKEFILE."""
+    out_tree = os.path.join(REPO, "drivers", "out-tree")
+    for root, _, files in os.walk(out_tree):
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), out_tree)
+            if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
+                (path / rel).parent.mkdir(parents=True, exist_ok=True)
+                (path / rel).write_bytes(open(os.path.join(root, f), "rb").read())
+    (path / "compat").mkdir(exist_ok=True)
+    (path / "compat" / "Kbuild").write_bytes(open(os.path.join(REPO, "compat", "Kbuild"), "rb").read())
+    (path / "Makefile").write_text(STUB_MAKEFILE)
+    (path / "made").write_text("\n".join(made) + "\n")
+    (path / "config.mk.stub").write_text(config_mk)
+    if probes:
+        (path / "probes").write_text("")
+    return str(path)
+
+
+def test_a_build_that_made_one_module_and_no_probes_h_fails_naming_what_is_missing(tmp_path):
+    """make exiting 0 is no proof: a stubbed build with compat.ko alone and
+    no probes.h used to be "ok, 1 modules"."""
+    tree = stub_output_tree(tmp_path / "t", ["compat/compat.ko"], probes=False)
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert not r.ok and "FAIL" in r.summary(), r.summary()
+    assert r.reason.startswith("make exited 0, but include/retrofi/probes.h missing"), r.reason
+    assert "8 of the 9 selected modules not built: net/wireless/cfg80211.ko, " \
+        "net/mac80211/mac80211.ko, drivers/net/wireless/virtual/mac80211_hwsim.ko" in r.reason
+    assert "drivers/net/wireless/ath/ath9k/ath9k_common.ko" in r.reason
+    assert not os.path.exists(os.path.join(r.tree, retrofi_build.STAMP)), "not stamped complete"
+
+
+def test_a_build_with_every_selected_module_and_probes_h_is_ok(tmp_path):
+    tree = stub_output_tree(tmp_path / "t", STACK)
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert r.ok and r.modules == STACK and r.off == (), r.summary()
+    # The hwsim defconfig selects compat, cfg80211, mac80211 and hwsim only.
+    (tmp_path / "t" / ".retrofi-config").write_text(
+        open(os.path.join(REPO, "drivers", "out-tree", "defconfigs", "hwsim")).read())
+    (tmp_path / "t" / "made").write_text("\n".join(STACK[:4]) + "\n")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b2.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert r.ok and r.modules == STACK[:4], r.summary()
+
+
+def test_a_module_the_configuration_switched_off_is_not_missing_and_the_build_says_why(tmp_path):
+    tree = stub_output_tree(tmp_path / "t", STACK, config_mk=(
+        "RETROFI_CONFIG_CFG80211 := m\n"
+        "RETROFI_CONFIG_FAKE_PCI := # off: the target has no CONFIG_PCI\n"))
+    with open(os.path.join(tree, "Kbuild"), "a") as f:
+        f.write("obj-$(RETROFI_CONFIG_FAKE_PCI) += drivers/fake/\n")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert r.ok, r.summary()
+    assert r.off == (("drivers/fake/", "RETROFI_CONFIG_FAKE_PCI off: the target has no CONFIG_PCI"),)
+    assert "not selected: drivers/fake/ (RETROFI_CONFIG_FAKE_PCI off: the target has no " \
+        "CONFIG_PCI)" in r.summary()
+    # Selected (config.mk says m) but not made: missing, by name.
+    with open(os.path.join(tree, "config.mk.stub"), "a") as f:
+        f.write("RETROFI_CONFIG_FAKE_USB := m\n")
+    with open(os.path.join(tree, "Kbuild"), "a") as f:
+        f.write("obj-$(RETROFI_CONFIG_FAKE_USB) += fake_usb.o\n")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b2.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert not r.ok and r.reason.endswith("1 of the 10 selected modules not built: fake_usb.ko"), \
+        r.reason
+
+
+def test_a_kbuild_variable_nothing_sets_fails_the_build_naming_it(tmp_path):
+    tree = stub_output_tree(tmp_path / "t", STACK)
+    with open(os.path.join(tree, "Kbuild"), "a") as f:
+        f.write("obj-$(RETROFI_CONFIG_NOWHERE) += nowhere.o\n")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert not r.ok and "sets RETROFI_CONFIG_NOWHERE" in r.reason, r.reason
+
+
+def test_a_matrix_row_requires_its_tree_to_be_an_output_tree(tmp_path):
+    """The matrix builds only output trees: a tree without config.mk or
+    probes.h fails its row even if it lacks the output tree's markers."""
+    tree = tiny_tree_fake(tmp_path / "t")
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1)
+    assert r.ok, r.summary()
+    r = retrofi_build.build(tree, FakeKernel(str(tmp_path)), str(tmp_path / "b.log"),
+                            cache=str(tmp_path / "c"), jobs=1, output_tree=True)
+    assert not r.ok and "include/retrofi/config.mk: missing" in r.reason, r.reason
+
+
+def tiny_tree_fake(path):
+    path.mkdir()
+    (path / "Makefile").write_text("all:\n\t@cp /bin/true tiny.ko; echo tiny.o > modules.order\n")
+    (path / "Kbuild").write_text("obj-m += tiny.o\n")
+    return str(path)

@@ -292,7 +292,7 @@ def test_the_runner_boots_with_the_targets_kernel_args(tmp_path, monkeypatch):
     seen = {}
     census = types.SimpleNamespace(guest_lines=lambda: "", records=())
     built = types.SimpleNamespace(ok=True, tree=str(tmp_path), census=census, reason="",
-                                  summary=lambda: "built")
+                                  modules=(), seconds=0.0, off=(), summary=lambda: "built")
     monkeypatch.setattr(retrofi_build, "build", lambda *a, **k: built)
     monkeypatch.setattr(retrofi_run, "_census", lambda *a: None)
     monkeypatch.setattr(retrofi_initramfs, "build",
@@ -302,7 +302,7 @@ def test_the_runner_boots_with_the_targets_kernel_args(tmp_path, monkeypatch):
         seen.update(kw)
         raise RetrofiError("stop here", where="test")
     monkeypatch.setattr(retrofi_run.retrofi_boot, "boot", boot)
-    kernel = types.SimpleNamespace(kernelrelease="6.12.0-debug", name="debug-6.12")
+    kernel = types.SimpleNamespace(kernelrelease="6.12.0-debug", name="debug-6.12", version="")
     row = retrofi_run.run_target(repo.target("debug-6.12"), kernel, str(tmp_path),
                                  str(tmp_path / "report"))
     assert seen["append"] == "no5lvl" and row.boot == "fail"
