@@ -145,3 +145,10 @@ api-census-readme:
 # against it (test_api_bounds.py does both). Every package is read again.
 api-bounds: bootstrap
 	$(PYTHON) scripts/retrofi_bounds.py --fresh --check
+
+# The README's sweep table, rewritten from a sweep's report
+# (make matrix TARGETS=sweep-all): make sweep-table-readme REPORT=out/report/report.json
+.PHONY: sweep-table-readme
+REPORT ?= out/report/report.json
+sweep-table-readme:
+	$(RETROFI) sweep-table "$(REPORT)" --update-readme README.md

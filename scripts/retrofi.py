@@ -218,6 +218,17 @@ def cmd_report_merge(args):
     return 0 if all(r.ok for r in rows) else 1
 
 
+def cmd_sweep_table(args):
+    import retrofi_sweep_table
+    rows = retrofi_sweep_table.read_report(args.report)
+    if args.update_readme:
+        retrofi_sweep_table.update_readme(args.update_readme, rows)
+        print(f"{args.update_readme}: sweep table rewritten from {args.report} ({len(rows)} rows)")
+    else:
+        print(retrofi_sweep_table.block(rows))
+    return 0
+
+
 def cmd_list(args):
     matrix = _load(args)
     sel = matrix.select(_targets(args.targets) or None)
@@ -293,6 +304,12 @@ def main(argv=None):
     p.add_argument("--out", default=os.path.join(REPO, "out", "report"),
                    help="where the merged report goes (default: out/report)")
     p.set_defaults(func=cmd_report_merge)
+
+    p = sub.add_parser("sweep-table", help="the README's sweep table from a sweep's report.json")
+    p.add_argument("report", help="report.json of a sweep (make matrix TARGETS=sweep-all)")
+    p.add_argument("--update-readme", metavar="README",
+                   help="rewrite the block between that file's sweep-table markers")
+    p.set_defaults(func=cmd_sweep_table)
 
     p = sub.add_parser("list", help="print the selected targets as JSON (for a CI job matrix)")
     p.add_argument("--targets", default=os.environ.get("TARGETS", ""))
