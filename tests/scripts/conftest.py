@@ -176,3 +176,29 @@ def run_cli(*args, env=None, cwd=None):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def out_tree_kbuild(path):
+    """The output tree's Kbuild files (compat/Kbuild included), config/ and
+    defconfigs/ as the repository has them, copied to path (a str): what
+    decides which modules a build selects (retrofi_selection)."""
+    import shutil
+    out_tree = os.path.join(REPO, "drivers", "out-tree")
+    for root, _, files in os.walk(out_tree):
+        for f in files:
+            rel = os.path.relpath(os.path.join(root, f), out_tree)
+            if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
+                os.makedirs(os.path.dirname(os.path.join(path, rel)), exist_ok=True)
+                shutil.copyfile(os.path.join(root, f), os.path.join(path, rel))
+    os.makedirs(os.path.join(path, "compat"), exist_ok=True)
+    shutil.copyfile(os.path.join(REPO, "compat", "Kbuild"), os.path.join(path, "compat", "Kbuild"))
+    return path
+
+
+def wifi_tree(path):
+    """out_tree_kbuild() with an empty include/retrofi/config.mk (no build:
+    no module's obj- line reads config.mk): the wifi defconfig's modules."""
+    out_tree_kbuild(path)
+    os.makedirs(os.path.join(path, "include", "retrofi"))
+    open(os.path.join(path, "include", "retrofi", "config.mk"), "w").close()
+    return path

@@ -8,7 +8,7 @@ import pytest
 import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
-from conftest import REPO
+from conftest import REPO, out_tree_kbuild
 
 MAKEFILE = "all:\n\t$(MAKE) -C $(KLIB) M=$(CURDIR) modules\n"
 
@@ -261,15 +261,7 @@ all:
 def stub_output_tree(path, made, probes=True, config_mk="RETROFI_CONFIG_CFG80211 := m\n"):
     """The output tree's own Kbuild files, config/options and defconfigs,
     built by STUB_MAKEFILE."""
-    out_tree = os.path.join(REPO, "drivers", "out-tree")
-    for root, _, files in os.walk(out_tree):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), out_tree)
-            if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
-                (path / rel).parent.mkdir(parents=True, exist_ok=True)
-                (path / rel).write_bytes(open(os.path.join(root, f), "rb").read())
-    (path / "compat").mkdir(exist_ok=True)
-    (path / "compat" / "Kbuild").write_bytes(open(os.path.join(REPO, "compat", "Kbuild"), "rb").read())
+    out_tree_kbuild(str(path))
     (path / "Makefile").write_text(STUB_MAKEFILE)
     (path / "made").write_text("\n".join(made) + "\n")
     (path / "config.mk.stub").write_text(config_mk)

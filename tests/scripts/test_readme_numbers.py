@@ -8,9 +8,9 @@ import re
 
 import retrofi_census
 import retrofi_matrix
+import retrofi_selection
 import retrofi_sweep_table
-from conftest import REPO
-from test_sweep_table import wifi_tree
+from conftest import REPO, wifi_tree
 
 README = os.path.join(REPO, "README.md")
 INIT = os.path.join(REPO, "tests", "guest", "init")
@@ -45,7 +45,6 @@ def test_the_row_the_readme_names_as_needing_no_shim_needs_none():
 
 
 def test_the_stacks_module_count_is_the_wifi_defconfigs_and_the_guests(tmp_path):
-    import retrofi_selection
     sel = retrofi_selection.selection(wifi_tree(str(tmp_path / "t")))
     names = sorted(os.path.basename(m)[:-3] for m in sel.modules)
     assert int(one(r"any of the stack's (\d+) modules missing")) == len(names)

@@ -7,7 +7,6 @@ for the rows the table states (its counts line included)."""
 import json
 import os
 import re
-import shutil
 
 import pytest
 
@@ -15,7 +14,7 @@ import retrofi_matrix
 import retrofi_report
 import retrofi_selection
 import retrofi_sweep_table
-from conftest import REPO
+from conftest import REPO, wifi_tree
 from retrofi_errors import RetrofiError
 
 README = os.path.join(REPO, "README.md")
@@ -63,23 +62,6 @@ def test_the_readme_sweep_table_has_every_sweep_all_row_with_its_pinned_version(
     _, cells = readme_block()
     assert [(c[0], c[1]) for c in cells] == want, \
         "the lock's rows moved: run the sweep again and `make sweep-table-readme`"
-
-
-def wifi_tree(path):
-    """The output tree's Kbuild files and selection, as the repository has
-    them (no build: config.mk empty, which no module's obj- line reads)."""
-    out_tree = os.path.join(REPO, "drivers", "out-tree")
-    for root, _, files in os.walk(out_tree):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), out_tree)
-            if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
-                os.makedirs(os.path.dirname(os.path.join(path, rel)), exist_ok=True)
-                shutil.copyfile(os.path.join(root, f), os.path.join(path, rel))
-    os.makedirs(os.path.join(path, "compat"), exist_ok=True)
-    shutil.copyfile(os.path.join(REPO, "compat", "Kbuild"), os.path.join(path, "compat", "Kbuild"))
-    os.makedirs(os.path.join(path, "include", "retrofi"))
-    open(os.path.join(path, retrofi_selection.CONFIG_MK), "w").close()
-    return path
 
 
 def test_every_built_row_of_the_readme_sweep_table_has_the_modules_the_wifi_defconfig_selects(tmp_path):
