@@ -31,6 +31,7 @@ help:
 	@echo "make list            the selected targets as JSON"
 	@echo "make generate        write the output tree under out/ (SOURCE=newest|6.12|7.3: that source's)"
 	@echo "make release         generate and pack out/retrofi-<source version>.tar.xz (+ .sha256)"
+	@echo "make deb             release, then out/retrofi-dkms_<source version>-1_all.deb (DKMS)"
 	@echo "make api-bounds      which served ABIs have each shimmed API (compat/api-bounds.txt), checked"
 	@echo "make refresh         the drift of the newest source served (SOURCE=...: another):"
 	@echo "                     rules, copy list, included headers, Kbuild object lists"
@@ -108,7 +109,7 @@ check-fast: bootstrap
 # pinned package: SOURCE=7.3); default: its default_source.  For refresh
 # also any linux-source-X.Y package; SOURCE_SUITES: where to find it
 # (default: the suites whose private apt lists serve it).
-.PHONY: generate release refresh
+.PHONY: generate release deb refresh
 SOURCE ?=
 SOURCE_SUITES ?=
 export SOURCE SOURCE_SUITES
@@ -118,6 +119,14 @@ generate: bootstrap
 
 release: bootstrap
 	$(RETROFI) release
+
+# The release tarball as a Debian package: retrofi-dkms_<source version>-<n>_all.deb
+# (DEB_REVISION=n, default 1; TARBALL=...: from that tarball, without generating).
+DEB_REVISION ?=
+TARBALL ?=
+export DEB_REVISION TARBALL
+deb: bootstrap
+	$(RETROFI) deb
 
 # make refresh [SOURCE=linux-source-7.2]: what no longer fits the source
 # (exit 1): rules, patches, copy-list lines, headers the copied files newly

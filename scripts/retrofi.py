@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import retrofi_boot  # noqa: E402
+import retrofi_deb  # noqa: E402
 import retrofi_fs  # noqa: E402
 import retrofi_generate  # noqa: E402
 import retrofi_interrupt  # noqa: E402
@@ -124,6 +125,21 @@ def cmd_release(args):
     print(result.summary())
     rel = retrofi_release.release(result.out_path, args.out, source.mtime)
     print(f"release {rel.tarball}\nsha256  {rel.sha256}")
+    return 0
+
+
+def cmd_deb(args):
+    tarball = args.tarball
+    if not tarball:
+        matrix = _load(args)
+        source = _source(matrix)
+        result = retrofi_generate.generate(source, args.out, jobs=args.jobs,
+                                           timeout=args.timeout)
+        print(result.summary())
+        tarball = retrofi_release.release(result.out_path, args.out, source.mtime).tarball
+        print(f"release {tarball}")
+    deb = retrofi_deb.build_deb(tarball, args.out, args.revision)
+    print(f"deb     {deb.deb}\ndkms    retrofi/{deb.dkms_version} (/usr/src/retrofi-{deb.dkms_version})")
     return 0
 
 
@@ -271,6 +287,14 @@ def main(argv=None):
     p = sub.add_parser("release", help="generate, then pack the output tree as a reproducible tar.xz")
     gen_args(p)
     p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("deb", help="release, then build the retrofi-dkms .deb from the tarball")
+    gen_args(p)
+    p.add_argument("--tarball", default=os.environ.get("TARBALL", ""),
+                   help="build from this release tarball (default: generate and release first)")
+    p.add_argument("--revision", type=int, default=int(os.environ.get("DEB_REVISION") or 1),
+                   help="the Debian revision n of <source version>-n (default 1, or DEB_REVISION)")
+    p.set_defaults(func=cmd_deb)
 
     p = sub.add_parser("refresh", help="dry-run the rules, the copy list and the Kbuild lists "
                                        "against a source; exit 1 on any drift")
