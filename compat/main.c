@@ -5,6 +5,7 @@
  * every backported module depends on it (see compat/Kbuild).
  */
 #include <linux/build_bug.h>
+#include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/stddef.h>
@@ -77,6 +78,7 @@ static int __init retrofi_compat_init(void)
 
 static void __exit retrofi_compat_exit(void)
 {
+	retrofi_compat_exit_debugfs_short();
 }
 
 module_init(retrofi_compat_init);

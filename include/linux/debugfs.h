@@ -66,4 +66,49 @@ RETROFI_CENSUS(debugfs_cancellation, "6.7", "structural",
 	       "debugfs: add API to allow debugfs operations cancellation (v6.7)");
 #endif /* < 6.7 */
 
+/*
+ * struct debugfs_short_fops, debugfs_create_file() of one -- "debugfs: add
+ * small file operations for most files" (v6.13): a file whose operations
+ * are only read, write and llseek; debugfs opens it with simple_open()
+ * (the handlers find the file's data in file->private_data) and needs no
+ * module reference. mac80211's debugfs files are made of them.
+ *
+ * Structural (a structure the target lacks). debugfs_create_file() picks
+ * by the type of its fops, as upstream's; for short ones
+ * backport_debugfs_create_file_short() (compat/backport-6.13.c) creates
+ * the file with a struct file_operations of simple_open() and the short
+ * ones' three handlers, made once per distinct short operations and kept
+ * until compat.ko is unloaded (after every module using it).
+ */
+#if RETROFI_LINUX_LESS(6, 13, 0)
+struct debugfs_short_fops {
+	ssize_t (*read)(struct file *, char __user *, size_t, loff_t *);
+	ssize_t (*write)(struct file *, const char __user *, size_t, loff_t *);
+	loff_t (*llseek)(struct file *, loff_t, int);
+};
+
+#define debugfs_create_file_short LINUX_BACKPORT(debugfs_create_file_short)
+struct dentry *debugfs_create_file_short(const char *name, umode_t mode,
+					 struct dentry *parent, void *data,
+					 const struct debugfs_short_fops *fops);
+
+#define debugfs_create_file(name, mode, parent, data, fops)		\
+	_Generic(fops,							\
+		 const struct file_operations *: debugfs_create_file,	\
+		 const struct debugfs_short_fops *: debugfs_create_file_short, \
+		 struct file_operations *: debugfs_create_file,		\
+		 struct debugfs_short_fops *: debugfs_create_file_short) \
+		(name, mode, parent, data, fops)
+
+#define retrofi_compat_exit_debugfs_short() backport_debugfs_short_fops_release()
+void backport_debugfs_short_fops_release(void);
+RETROFI_CENSUS(debugfs_short_fops, "6.13", "structural",
+	       "debugfs: add small file operations for most files (v6.13)");
+#endif /* < 6.13 */
+
+/* What compat.ko's exit frees of the short operations (nothing from 6.13). */
+#ifndef retrofi_compat_exit_debugfs_short
+#define retrofi_compat_exit_debugfs_short() do { } while (0)
+#endif
+
 #endif /* _RETROFI_LINUX_DEBUGFS_H */

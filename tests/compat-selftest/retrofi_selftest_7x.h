@@ -11,6 +11,10 @@
 #include <linux/device.h>
 #include <linux/device/faux.h>
 #include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hex.h>
+#include <linux/if_ether.h>
 #include <linux/hrtimer.h>
 #if !RETROFI_LINUX_LESS(7, 3, 0)
 /*
@@ -22,6 +26,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/mount.h>
 #include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -729,6 +734,104 @@ out:
 	return err;
 }
 #endif
+
+/*
+ * <linux/hex.h> (6.4): the hex helpers by this header alone, as 7.x's
+ * mac80211 includes it (before 6.4 they are <linux/kernel.h>'s).
+ */
+static const char *test_hex_helpers_pack_and_parse_bytes(void)
+{
+	static const u8 bytes[] = { 0x0a, 0xb1, 0xff };
+	u8 back[3] = {}, mac[ETH_ALEN];
+	char buf[8] = {}, *end;
+
+	end = hex_byte_pack(buf, 0x3c);
+	end = hex_byte_pack_upper(end, 0x3c);
+	if (end != buf + 4 || memcmp(buf, "3c3C", 4))
+		return "hex_byte_pack() and hex_byte_pack_upper() do not give 3c3C";
+	memset(buf, 0, sizeof(buf));
+	if (bin2hex(buf, bytes, 3) != buf + 6 || strcmp(buf, "0ab1ff"))
+		return "bin2hex() does not give 0ab1ff";
+	if (hex2bin(back, "0AB1ff", 3) || memcmp(back, bytes, 3))
+		return "hex2bin() does not read 0AB1ff back";
+	if (hex2bin(back, "0g", 1) != -EINVAL || hex_to_bin('x') != -1)
+		return "a character that is no hex digit is not refused";
+	if (!mac_pton("02:00:00:00:01:ff", mac) || mac[0] != 2 || mac[5] != 0xff)
+		return "mac_pton() does not read 02:00:00:00:01:ff";
+	return mac_pton("02:00", mac) ? "mac_pton() accepts a short address" : NULL;
+}
+
+/*
+ * debugfs_create_file() of a struct debugfs_short_fops (6.13): the file
+ * opens with simple_open(), so the handlers see the file's data, and its
+ * read, write and llseek run the short operations' handlers. The file is
+ * opened through a kernel mount of debugfs (the one superblock the
+ * guest's mount point will show too); the handlers return their own
+ * values without touching the buffer, so no user memory is needed.
+ */
+static void *st_short_data;
+
+static ssize_t st_short_read(struct file *file, char __user *buf, size_t n, loff_t *pos)
+{
+	st_short_data = file->private_data;
+	return 11;
+}
+
+static ssize_t st_short_write(struct file *file, const char __user *buf, size_t n,
+			      loff_t *pos)
+{
+	st_short_data = file->private_data;
+	return 22;
+}
+
+static const struct debugfs_short_fops st_short_fops = {
+	.read = st_short_read,
+	.write = st_short_write,
+	.llseek = default_llseek,
+};
+
+static const char *test_debugfs_short_fops_file_runs_its_handlers_on_its_data(void)
+{
+	struct file_system_type *type;
+	struct vfsmount *mnt;
+	struct path path;
+	struct dentry *d;
+	struct file *f;
+	const char *err = NULL;
+	loff_t pos = 0;
+	int data = 7;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return SKIP("the target has no debugfs");
+	d = debugfs_create_file("retrofi_selftest_short", 0600, NULL, &data, &st_short_fops);
+	if (IS_ERR_OR_NULL(d))
+		return "no file was created";
+	type = get_fs_type("debugfs");
+	mnt = type ? kern_mount(type) : ERR_PTR(-ENODEV);
+	if (IS_ERR(mnt)) {
+		err = "debugfs cannot be mounted in the kernel";
+		goto out;
+	}
+	path.mnt = mnt;
+	path.dentry = d;
+	f = dentry_open(&path, O_RDWR, current_cred());
+	if (IS_ERR(f)) {
+		err = "the file does not open";
+		goto unmount;
+	}
+	if (f->f_op->read(f, NULL, 1, &pos) != 11 || st_short_data != &data)
+		err = "read did not run the short read on the file's data";
+	else if (f->f_op->write(f, NULL, 1, &pos) != 22 || st_short_data != &data)
+		err = "write did not run the short write on the file's data";
+	else if (vfs_llseek(f, 5, SEEK_SET) != 5 || f->f_pos != 5)
+		err = "llseek did not run the short llseek";
+	fput(f);
+unmount:
+	kern_unmount(mnt);
+out:
+	debugfs_remove(d);
+	return err;
+}
 
 static void st_count(int *n)
 {

@@ -34,4 +34,6 @@
 	TA(devm_kmemdup_array_copies_and_refuses_overflow, devm_kmemdup_array, 6, 15, 0),
 	TX(debugfs_change_name_renames_in_place, debugfs_change_name, 6, 14, 0),
 	T(do_once_lite_calls_once_per_site, DO_ONCE_LITE),
+	T(hex_helpers_pack_and_parse_bytes, bin2hex),
+	T(debugfs_short_fops_file_runs_its_handlers_on_its_data, debugfs_short_fops),
 	T(lockdep_assert_in_softirq_is_quiet_in_softirq, lockdep_assert_in_softirq),

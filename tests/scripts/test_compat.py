@@ -82,10 +82,11 @@ def probe_value(header, name):
 
 
 # What compat.ko exports for APIs newer than 6.12 (the AES-CMAC library of
-# <crypto/aes-cbc-macs.h>, debugfs_change_name()), which the selftest calls
-# on 6.12 too.
+# <crypto/aes-cbc-macs.h>, debugfs_change_name(), debugfs_create_file() of
+# short operations), which the selftest calls on 6.12 too.
 NEWER_THAN_6_12 = ("backport_aes_cmac_preparekey", "backport_aes_cmac_update",
-                   "backport_aes_cmac_final", "backport_debugfs_change_name")
+                   "backport_aes_cmac_final", "backport_debugfs_change_name",
+                   "backport_debugfs_create_file_short")
 
 
 @pytest.mark.network
