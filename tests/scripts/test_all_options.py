@@ -1,0 +1,131 @@
+"""Every option the tree offers builds on every kernel line: the output
+tree with defconfigs/all (every driver, every option a defconfig may set;
+see test_config_all.py) built against each real target of the default
+source (the generic flavour: one per kernel line, 7.2 included) and each
+default API shape, like backports' CI builds allyesconfig beside its
+defconfig.  A build passes with no error and no warning, and only when
+the objects of every option that is on were compiled.
+
+The targets come from kernel-matrix.yaml; RETROFI_OPTIONS_TARGETS picks
+the share a run builds: "ends" (the default; `make check`) the oldest and
+the newest real default target, "rest" every other one (the workflow's
+options job), "all" every one (`make check-options`).  A build goes
+through the build stage's content-keyed cache, so a run that already
+built the tree with defconfig-all for a target reuses it."""
+
+import functools
+import os
+import re
+import time
+
+import pytest
+import yaml
+
+import retrofi_debversion
+import retrofi_generate
+import retrofi_kernels
+import retrofi_matrix
+from conftest import REPO, shared_build
+
+JOBS = int(os.environ.get("RETROFI_JOBS", "2"))
+SHARES = ("ends", "rest", "all")
+SHARE_VAR = "RETROFI_OPTIONS_TARGETS"
+
+
+def kernel_line(target):
+    """A real target's kernel line ("5.10"), from its ABI pattern."""
+    m = re.match(r"^(\d+\.\d+)", target.abi)
+    assert m, f"target {target.name}: abi {target.abi!r} names no kernel line"
+    return m.group(1)
+
+
+def options_targets(matrix, share):
+    """The names of the targets the all-options build covers, in matrix
+    order: share "all" is every real target of the selected source in the
+    generic flavour and every default shape on a real base; "ends" the
+    oldest and newest real default target; "rest" the others."""
+    if share not in SHARES:
+        raise ValueError(f"{SHARE_VAR}={share!r}: not a share of the all-options targets; "
+                         f"fix: use one of {', '.join(SHARES)}")
+    reals = [t for t in matrix.targets if t.kind == "real" and t.flavour == "amd64"
+             and matrix.source_of(t) == matrix.source]
+    shapes = [t for t in matrix.targets if t.kind == "shape" and t.default
+              and matrix.real_target(t) in reals]
+    order = functools.cmp_to_key(lambda a, b: retrofi_debversion.compare(kernel_line(a),
+                                                                         kernel_line(b)))
+    defaults = sorted((t for t in reals if t.default), key=order)
+    ends = {defaults[0].name, defaults[-1].name}
+    every = [t.name for t in matrix.targets if t in reals or t in shapes]
+    return [n for n in every if share == "all" or (n in ends) == (share == "ends")]
+
+
+MATRIX = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+TARGETS = options_targets(MATRIX, os.environ.get(SHARE_VAR, "ends"))
+
+
+@pytest.fixture(scope="module")
+def tree(fetched, tmp_path_factory):
+    return retrofi_generate.generate(fetched.source, str(tmp_path_factory.mktemp("out"))).out_path
+
+
+def option_objects(tree):
+    """{option: [objects]} of the Kbuild lines `x-$(RETROFI_CONFIG_O) += a.o b.o`."""
+    out = {}
+    for root, _, files in os.walk(tree):
+        if "Kbuild" not in files:
+            continue
+        with open(os.path.join(root, "Kbuild")) as f:
+            text = f.read().replace("\\\n", " ")
+        for m in re.finditer(r"^\S+-\$\(RETROFI_CONFIG_(\w+)\)\s*\+=\s*(.*)$", text, re.M):
+            objs = [os.path.join(root, o) for o in m.group(2).split() if o.endswith(".o")]
+            out.setdefault(m.group(1), []).extend(objs)
+    return out
+
+
+def config_values(built):
+    with open(os.path.join(built, "include", "retrofi", "config.mk")) as f:
+        return dict(re.findall(r"^RETROFI_CONFIG_(\w+) := ([^\s#]+)", f.read(), re.M))
+
+
+def test_the_targets_are_every_kernel_line_and_make_check_builds_the_two_ends():
+    assert options_targets(MATRIX, "all") == ["7.3", "6.12", "6.1", "5.10", "7.2", "2.6.21"]
+    assert options_targets(MATRIX, "ends") == ["7.3", "5.10"]
+    assert options_targets(MATRIX, "rest") == ["6.12", "6.1", "7.2", "2.6.21"]
+    with pytest.raises(ValueError, match=r"RETROFI_OPTIONS_TARGETS='some'.*fix: use one of ends"):
+        options_targets(MATRIX, "some")
+
+
+def test_make_check_builds_the_two_ends_and_the_workflow_every_other_line():
+    with open(os.path.join(REPO, "Makefile")) as f:
+        make = f.read()
+    check = make[make.index("\ncheck: "):].split("\n\n")[0]
+    assert "RETROFI_OPTIONS_TARGETS=ends" in check and "tests/scripts" in check
+    with open(os.path.join(REPO, ".github", "workflows", "matrix.yml")) as f:
+        jobs = yaml.safe_load(f)["jobs"]
+    runs = [s.get("run", "") for job in jobs.values() for s in job.get("steps", [])]
+    assert "make check-options OPTIONS=rest" in runs
+    ends, rest = options_targets(MATRIX, "ends"), options_targets(MATRIX, "rest")
+    assert not set(ends) & set(rest) and sorted(ends + rest) == sorted(options_targets(MATRIX, "all"))
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("name", TARGETS)
+def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
+    target = MATRIX.target(name)
+    real = MATRIX.real_target(target).name
+    kernel = retrofi_kernels.fetch(MATRIX, [real], with_source=False).targets[real]
+    level = target.api_level if target.kind == "shape" else ""
+    started = time.monotonic()
+    b = shared_build(tree, kernel, tmp_path, api_level=level, defconfig="all", jobs=JOBS)
+    print(f"all options, {name}: {b.summary()}; {time.monotonic() - started:.0f} s here")
+    assert b.ok, b.reason + "\n" + "\n".join(b.warnings[:20])
+    assert b.warnings == ()
+    on = {k for k, v in config_values(b.tree).items() if v != ""}
+    # The all configuration, as built: everything the tree offers on.
+    assert {"ATH_TRACEPOINTS", "MAC80211_MESSAGE_TRACING", "ATH9K_DEBUGFS",
+            "MAC80211_DEBUGFS", "ATH5K_TRACER", "ATH9K_TX99"} <= on
+    rel = os.path.relpath
+    missing = [rel(o, tree) for opt, objs in option_objects(tree).items() if opt in on
+               for o in objs if not os.path.isfile(os.path.join(b.tree, rel(o, tree)))]
+    assert missing == [], "objects of options that are on, not built"
+    assert len(b.modules) == 9, b.modules
