@@ -537,3 +537,24 @@ def test_real_copy_list_on_real_source(tmp_path):
         len(gen._tree_files(os.path.join(REPO, "compat"))) + \
         len(gen._tree_files(os.path.join(REPO, "include"))) + \
         3  # versions, compat/retrofi-version.h, dkms.conf
+
+
+@pytest.mark.network
+def test_every_target_header_of_the_copy_list_is_each_real_targets_or_a_compat_header(fetched):
+    """A header the copied files include that the copy list leaves to the
+    target (`target PATH`) is in the headers of every real default target,
+    or the compat layer has it (include/PATH): otherwise the stack does not
+    build there, whatever its options."""
+    import glob
+    entries = gen.parse_copy_list(os.path.join(REPO, "drivers", "copy-list"),
+                                  gen.tree_series(fetched.source.path))
+    headers = [e.path for e in entries if e.kind == "target"]
+    assert "include/linux/hex.h" in headers
+    lacking = []
+    for name, kt in fetched.targets.items():
+        roots = [kt.headers] + glob.glob(os.path.join(kt.root, "usr", "src",
+                                                      "linux-headers-*-common"))
+        lacking += [f"{h} (target {name})" for h in headers
+                    if not os.path.isfile(os.path.join(REPO, h))
+                    and not any(os.path.isfile(os.path.join(r, h)) for r in roots)]
+    assert lacking == [], "no compat header in include/ for these"
