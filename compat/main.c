@@ -68,6 +68,13 @@ EXPORT_SYMBOL_GPL(retrofi_compat_dependency);
 
 static int __init retrofi_compat_init(void)
 {
+	/* The debugfs cancellation shim's workqueue (compat/backport-6.7.c). */
+#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
+	int err = retrofi_debugfs_removal_init();
+
+	if (err)
+		return err;
+#endif /* < 6.7 */
 	pr_info("retrofi compat: version %s, wireless stack from %s, api level %u.%u.%u on %u.%u.%u\n",
 		RETROFI_PROJECT_VERSION, RETROFI_SOURCE_KERNEL,
 		(RETROFI_API_CODE >> 16) & 0xff, (RETROFI_API_CODE >> 8) & 0xff,
@@ -79,6 +86,9 @@ static int __init retrofi_compat_init(void)
 static void __exit retrofi_compat_exit(void)
 {
 	retrofi_compat_exit_debugfs_short();
+#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
+	retrofi_debugfs_removal_exit();
+#endif /* < 6.7 */
 }
 
 module_init(retrofi_compat_init);

@@ -40,11 +40,13 @@ RETROFI_CENSUS(debugfs_change_name, "6.14", "probed",
  * may carry it. Before 6.7 the removal cannot be hooked in debugfs
  * itself, so the stack's debugfs_remove() (and debugfs_remove_recursive(),
  * the same function since 5.6) goes through backport_debugfs_remove()
- * (compat/backport-6.7.c), which calls the cancel callback of every
- * handler inside the file or directory it removes, then removes it. The
- * structure has one member more than upstream's, the file's dentry, for
- * that; the stack initialises the others by name. (The iwlwifi backports
- * do the same.)
+ * (compat/backport-6.7.c): it calls the cancel callback of every handler
+ * inside the file or directory it removes, has a worker remove it, and
+ * until that is done calls the callback of each handler that enters its
+ * cancellation there meanwhile, as upstream's removal does. The structure
+ * has one member more than upstream's, the file's dentry, for that; the
+ * stack initialises the others by name. (The iwlwifi backports do the
+ * same.)
  */
 #if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
 struct debugfs_cancellation {
@@ -62,6 +64,9 @@ void debugfs_leave_cancellation(struct file *file,
 				struct debugfs_cancellation *cancellation);
 #define debugfs_remove LINUX_BACKPORT(debugfs_remove)
 void debugfs_remove(struct dentry *dentry);
+/* compat.ko's own: the workqueue its debugfs_remove() runs on. */
+int retrofi_debugfs_removal_init(void);
+void retrofi_debugfs_removal_exit(void);
 RETROFI_CENSUS(debugfs_cancellation, "6.7", "structural",
 	       "debugfs: add API to allow debugfs operations cancellation (v6.7)");
 #endif /* < 6.7 */
