@@ -9,12 +9,14 @@
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/cleanup.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/hw_random.h>
 #include <linux/if_ether.h>
 #include <linux/ethtool.h>
 #include <linux/interrupt.h>
 #include <linux/ipv6.h>
+#include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -93,8 +95,113 @@ static const char *test_debugfs_removal_cancels_the_handlers_inside_it(void)
 	debugfs_remove(dir);
 	return err;
 }
+
+/*
+ * The same for a handler that enters its cancellation only after the
+ * removal started: the handler holds its file (debugfs_file_get(), as the
+ * target's file operations do around each call), the removal starts (the
+ * target unlinks the file, then waits for the handler), and only then
+ * does the handler enter. The removal must call its cancel callback, once,
+ * from the remover's own context (cfg80211's callback needs the wiphy
+ * mutex that the remover holds), and then complete. No wait is unbounded:
+ * a handler never cancelled gives up after ST_DEBUGFS_LATE_WAIT, drops its
+ * file (which lets the removal complete) and fails the case.
+ */
+#define ST_DEBUGFS_LATE_WAIT (10 * HZ)
+
+struct st_debugfs_late {
+	struct dentry *dentry;
+	struct file file;
+	struct debugfs_cancellation cancellation;
+	struct completion cancelled, done;
+	struct task_struct *canceller;
+	int cancels;
+	const char *err;
+};
+
+static void st_debugfs_late_cancel(struct dentry *dentry, void *data)
+{
+	struct st_debugfs_late *l = data;
+
+	l->cancels++;
+	l->canceller = current;
+	complete(&l->cancelled);
+}
+
+/* The handler: it owns the file reference the case took for it. */
+static int st_debugfs_late_handler(void *data)
+{
+	struct st_debugfs_late *l = data;
+	unsigned long deadline = jiffies + ST_DEBUGFS_LATE_WAIT;
+
+	while (!d_unlinked(l->dentry) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	if (!d_unlinked(l->dentry)) {
+		l->err = "the removal did not unlink the file within 10 s";
+	} else {
+		debugfs_enter_cancellation(&l->file, &l->cancellation);
+		if (!wait_for_completion_timeout(&l->cancelled,
+						 ST_DEBUGFS_LATE_WAIT))
+			l->err = "a handler that entered its cancellation after the removal started was not cancelled within 10 s";
+		debugfs_leave_cancellation(&l->file, &l->cancellation);
+	}
+	debugfs_file_put(l->dentry);
+	complete(&l->done);
+	return 0;
+}
+
+static const char *test_debugfs_removal_cancels_a_handler_that_enters_after_it_started(void)
+{
+	static const struct file_operations fops = { .owner = THIS_MODULE };
+	struct task_struct *handler;
+	struct st_debugfs_late *l;
+	struct dentry *dir;
+	const char *err;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return SKIP("the target has no debugfs");
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return "cannot allocate the handler's state";
+	init_completion(&l->cancelled);
+	init_completion(&l->done);
+	l->cancellation.cancel = st_debugfs_late_cancel;
+	l->cancellation.cancel_data = l;
+	dir = debugfs_create_dir(KBUILD_MODNAME "_late", NULL);
+	l->dentry = debugfs_create_file("late", 0400, dir, NULL, &fops);
+	if (IS_ERR_OR_NULL(l->dentry) || debugfs_file_get(l->dentry)) {
+		debugfs_remove(dir);
+		kfree(l);
+		return "cannot create the debugfs file or take a reference to it";
+	}
+	l->file.f_path.dentry = l->dentry;
+	l->file.f_inode = d_inode(l->dentry);
+	handler = kthread_run(st_debugfs_late_handler, l, "retrofi_st_dbgfs");
+	if (IS_ERR(handler)) {
+		debugfs_file_put(l->dentry);
+		debugfs_remove(dir);
+		kfree(l);
+		return "cannot start the handler's thread";
+	}
+	/* Returns once the handler dropped its file: within 20 s. */
+	debugfs_remove(dir);
+	if (!wait_for_completion_timeout(&l->done, ST_DEBUGFS_LATE_WAIT))
+		return "the handler did not finish after the removal (its state is left allocated)";
+	err = l->err;
+	if (!err && l->cancels != 1)
+		err = "the handler was cancelled more than once";
+	if (!err && l->canceller != current)
+		err = "the cancel callback did not run in the remover's context";
+	kfree(l);
+	return err;
+}
 #else
 static const char *test_debugfs_removal_cancels_the_handlers_inside_it(void)
+{
+	return SKIP("the target's own debugfs cancellation (6.7) needs a handler in a file opened through debugfs");
+}
+
+static const char *test_debugfs_removal_cancels_a_handler_that_enters_after_it_started(void)
 {
 	return SKIP("the target's own debugfs cancellation (6.7) needs a handler in a file opened through debugfs");
 }

@@ -18,6 +18,8 @@
 	TX(netdev_tstats_reach_the_stats_of_a_registered_netdev, dev_get_tstats64,
 	   5, 11, 0),
 	T(debugfs_removal_cancels_the_handlers_inside_it, debugfs_enter_cancellation),
+	T(debugfs_removal_cancels_a_handler_that_enters_after_it_started,
+	  debugfs_enter_cancellation),
 	T(mac_addr_str_len_is_a_printed_address, MAC_ADDR_STR_LEN),
 	TA(hwrng_msleep_sleeps_the_delay, hwrng_msleep, 6, 0, 0),
 	T(relay_open_takes_const_callbacks, relay_open),

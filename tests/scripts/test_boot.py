@@ -227,10 +227,12 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
     lockdep_case = re.search(r"\bT\((lockdep_is_held\w+), lockdep_is_held\)", tables).group(1)
     lockdep_skip = re.search(r'test_' + lockdep_case + r'\(void\)\n\{.*?SKIP\("([^"]*)"\)',
                              tables, re.S).group(1)
-    debugfs_case = re.search(r"\bT\((debugfs_removal\w+), debugfs_enter_cancellation\)",
-                             tables).group(1)
-    debugfs_skip = re.search(r'test_' + debugfs_case + r'\(void\)\n\{.*?return SKIP\("([^"]*\(6\.7\)[^"]*)"\)',
-                             tables, re.S).group(1)
+    debugfs_cases = re.findall(r"\bT\((debugfs_removal\w+),\s*debugfs_enter_cancellation\)",
+                               tables)
+    assert len(debugfs_cases) == 2, debugfs_cases
+    debugfs_skips = {case: re.search(r'test_' + case + r'\(void\)\n\{\n\treturn SKIP\("([^"]*\(6\.7\)[^"]*)"\)',
+                                     tables).group(1)
+                     for case in debugfs_cases}
     m = retrofi_matrix.load(os.path.join(root, "kernel-matrix.yaml"))
     forced = "compat_selftest_forced_api_2_6_21/"
     debug = {t.name for t in m.targets
@@ -249,7 +251,8 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
         # skips in both modules, since the shim is structural.
         series = re.search(r"(\d+)\.(\d+)", m.real_target(t).name).group(1, 2)
         if tuple(map(int, series)) >= (6, 7):
-            want.update({f"{parent}/{debugfs_case}": debugfs_skip
+            want.update({f"{parent}/{case}": skip
+                         for case, skip in debugfs_skips.items()
                          for parent in ("compat_selftest", forced.rstrip("/"))})
         assert {e.test: e.reason for e in t.expected_skips} == want, t.name
 
