@@ -60,11 +60,21 @@ static struct genl_family st_mcast_family = {
 	.n_mcgrps = ARRAY_SIZE(st_mcast_groups),
 };
 
-/* Join the family's group on sock; 0 or a negative errno. */
+/*
+ * Bind sock (a port id of its own: a broadcast skips the sender's port id,
+ * and an unbound socket has 0, the kernel's) and join the family's group
+ * on it; 0 or a negative errno. kernel_bind() takes a struct sockaddr *
+ * before 7.x, a struct sockaddr_unsized * since: a void * is either.
+ */
 static int st_mcast_join(struct socket *sock)
 {
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
 	int group = st_mcast_family.mcgrp_offset;
+	int ret;
 
+	ret = kernel_bind(sock, (void *)&addr, sizeof(addr));
+	if (ret)
+		return ret;
 	return sock->ops->setsockopt(sock, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
 				     KERNEL_SOCKPTR(&group), sizeof(group));
 }
