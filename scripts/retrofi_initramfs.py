@@ -32,7 +32,9 @@ What goes in:
     lib/modules/<kver>/extra/: retrofi_selftest at the target's real API
     level, retrofi_selftest_api with the API level forced to 2.6.21 (the
     inline additive shims, the seeds' list helpers among them, are what
-    runs).
+    runs), retrofi_selftest_probes_off at the real level with the probes
+    forced off (the structural-probed shims' bodies are what runs, even
+    where the target has the API).
   - /init (tests/guest/init by default) and /dev/console.
 
 The archive is written by this module (no cpio binary needed): sorted
@@ -76,8 +78,10 @@ GUEST_EXTRA_MODULES = ("ccm", "gcm", "ctr", "cmac", ("ghash_generic", "libgf128h
 # The backported stack: the guest loads these from updates/.
 STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k",
                  "ath9k_hw", "ath9k_common", "ath5k")
-# The compat selftest at the real API level, and at API level 2.6.21.
-SELFTEST_MODULES = ("retrofi_selftest", "retrofi_selftest_api")
+# The compat selftest at the real API level, at API level 2.6.21, and at the
+# real level with the probes forced off (the structural-probed shims' bodies
+# run where the target has the API).
+SELFTEST_MODULES = ("retrofi_selftest", "retrofi_selftest_api", "retrofi_selftest_probes_off")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,7 +193,8 @@ def build_selftest(tree, target, workdir, api_level=""):
 
     api_level: the API level the tree was built at (a shape target's);
     retrofi_selftest is built at it too, so that it runs the shims the
-    stack runs there (retrofi_selftest_api has its own, fixed level).
+    stack runs there, and so is retrofi_selftest_probes_off
+    (retrofi_selftest_api has its own, fixed level).
 
     It is built at a fixed place beside the built tree (not in workdir, a
     temporary directory): the module embeds its build path, and a new path

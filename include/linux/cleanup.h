@@ -19,11 +19,22 @@
  * backport (5.10.0-46's include/linux/cleanup.h), so an older ABI of a
  * line gets exactly what a newer one of the same line has, with the
  * __cleanup() attribute the same change added to
- * <linux/compiler_attributes.h> where the target's lacks it. The lock classes (mutex, spinlock_bh) are shimmed beside their
- * locks in <linux/mutex.h> and <linux/spinlock.h>.
+ * <linux/compiler_attributes.h> where the target's lacks it. The lock
+ * classes (mutex, spinlock_bh) are shimmed beside their locks in
+ * <linux/mutex.h> and <linux/spinlock.h>.
+ *
+ * With probes forced off (<retrofi/backport.h>; the selftest module
+ * retrofi_selftest_probes_off), this body replaces the target's own
+ * header where the target has one below 6.5 (the same 6.5 form from
+ * stable: Debian's 5.10.262 and 6.1.192), so that every guard and free
+ * class in that object, the target's headers' own DEFINE_GUARD()s and
+ * DEFINE_FREE()s among them, is built by this text. Its include guard is
+ * the target's too, so the target's header is never read after it.
  */
-#if RETROFI_LINUX_LESS(6, 5, 0) && !__has_include_next(<linux/cleanup.h>)
+#if RETROFI_LINUX_LESS(6, 5, 0) && \
+	(!__has_include_next(<linux/cleanup.h>) || RETROFI_PROBED_ON(1))
 #include <linux/compiler.h>
+#define __LINUX_GUARDS_H
 
 #ifndef __cleanup
 #define __cleanup(func)			__attribute__((__cleanup__(func)))

@@ -33,8 +33,11 @@
  * 6.7's check. They stay constant expressions for constant arguments, as
  * 5.10's are (5.10's headers use them so); clamp(), min3(), max3() and
  * min_not_zero() are 5.10's, written with min() and max(), so they follow.
+ * With probes forced off (<retrofi/backport.h>) they are redefined even
+ * where the target's are 6.7's or newer: they #undef the target's, so
+ * there is no name to change.
  */
-#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_minmax_relaxed
+#if RETROFI_LINUX_LESS(6, 7, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_minmax_relaxed)
 #include <linux/build_bug.h>
 #include <linux/const.h>
 

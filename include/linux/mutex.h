@@ -16,11 +16,13 @@
  * 5.10.0-30 does not). mutex_lock() on entry, mutex_unlock() on leaving
  * the scope, as upstream. Structural: a lock class cannot be renamed for
  * an API shape (guard() pastes its name), so it is defined only where the
- * target's headers lack it (probed).
+ * target's headers lack it (probed). With probes forced off
+ * (<retrofi/backport.h>), backport_mutex beside the target's own.
  */
-#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_mutex_guard
+#if RETROFI_LINUX_LESS(6, 5, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_mutex_guard)
 #include <linux/cleanup.h>
-DEFINE_GUARD(mutex, struct mutex *, mutex_lock(_T), mutex_unlock(_T))
+DEFINE_GUARD(RETROFI_PROBED_NAME(mutex, RETROFI_HAVE_mutex_guard), struct mutex *,
+	     mutex_lock(_T), mutex_unlock(_T))
 RETROFI_CENSUS(mutex_guard, "6.5", "structural",
 	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */

@@ -36,11 +36,13 @@ RETROFI_CENSUS(RCU_LOCKDEP_WARN, "5.11", "structural",
  * 5.10.y carries with <linux/cleanup.h> (Debian 5.10.0-43 has it,
  * 5.10.0-32 does not). rcu_read_lock() on entry, rcu_read_unlock() on
  * leaving the scope: the stable backport's body. Structural and probed,
- * like the mutex guard.
+ * like the mutex guard; with probes forced off, backport_rcu beside the
+ * target's own.
  */
-#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_rcu_guard
+#if RETROFI_LINUX_LESS(6, 5, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_rcu_guard)
 #include <linux/cleanup.h>
-DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
+DEFINE_LOCK_GUARD_0(RETROFI_PROBED_NAME(rcu, RETROFI_HAVE_rcu_guard),
+		    rcu_read_lock(), rcu_read_unlock())
 RETROFI_CENSUS(rcu_guard, "6.5", "structural",
 	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */

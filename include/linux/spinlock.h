@@ -14,11 +14,12 @@
  * of "locking: Introduce __cleanup() based infrastructure" (v6.5), which
  * stable 5.10.y carries with <linux/cleanup.h> (Debian 5.10.0-43 has it,
  * 5.10.0-32 does not). spin_lock() on entry, spin_unlock() on leaving
- * the scope, as upstream. Structural and probed, like the mutex guard.
+ * the scope, as upstream. Structural and probed, like the mutex guard;
+ * with probes forced off, backport_spinlock beside the target's own.
  */
-#if RETROFI_LINUX_LESS(6, 5, 0) && !RETROFI_HAVE_spinlock_guard
+#if RETROFI_LINUX_LESS(6, 5, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_spinlock_guard)
 #include <linux/cleanup.h>
-DEFINE_LOCK_GUARD_1(spinlock, spinlock_t,
+DEFINE_LOCK_GUARD_1(RETROFI_PROBED_NAME(spinlock, RETROFI_HAVE_spinlock_guard), spinlock_t,
 		    spin_lock(_T->lock),
 		    spin_unlock(_T->lock))
 RETROFI_CENSUS(spinlock_guard, "6.5", "structural",

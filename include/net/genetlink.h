@@ -30,14 +30,31 @@
  * Structural (a changed signature), probed: where the target still takes
  * the flags, the stack's three-argument calls pass GFP_ATOMIC, as the
  * fixed function does.
+ *
+ * With probes forced off (<retrofi/backport.h>) on a target that has the
+ * fix (Debian's 5.10.262 and 6.1.192, the booted rows below 6.10), the
+ * body cannot call the function it wraps: the target has no five-argument
+ * genlmsg_multicast_allns(), the same name takes four there. There the
+ * body's call goes to retrofi_genlmsg_multicast_allns_gfp(), a function
+ * of the pre-6.10 signature that the selftest module defines (it records
+ * the flags and sends through the target's own), and the rest of the
+ * body -- the arguments passed on, GFP_ATOMIC -- is what runs.
  */
-#if RETROFI_LINUX_LESS(6, 10, 0) && !RETROFI_HAVE_genlmsg_multicast_allns_noflags
+#if RETROFI_LINUX_LESS(6, 10, 0) && \
+	RETROFI_PROBED_ON(RETROFI_HAVE_genlmsg_multicast_allns_noflags)
+#if RETROFI_HAVE_genlmsg_multicast_allns_noflags
+static int retrofi_genlmsg_multicast_allns_gfp(const struct genl_family *family,
+					       struct sk_buff *skb, u32 portid,
+					       unsigned int group, gfp_t flags);
+#define genlmsg_multicast_allns retrofi_genlmsg_multicast_allns_gfp
+#endif
 static inline int LINUX_BACKPORT(genlmsg_multicast_allns)(const struct genl_family *family,
 							  struct sk_buff *skb, u32 portid,
 							  unsigned int group)
 {
 	return genlmsg_multicast_allns(family, skb, portid, group, GFP_ATOMIC);
 }
+#undef genlmsg_multicast_allns
 #define genlmsg_multicast_allns LINUX_BACKPORT(genlmsg_multicast_allns)
 RETROFI_CENSUS(genlmsg_multicast_allns, "6.10", "structural",
 	       "genetlink: fix genlmsg_multicast_allns() (v6.10, title not verified)");

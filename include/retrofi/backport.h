@@ -42,6 +42,19 @@
  *      For a header that appeared (<net/gso.h>, <kunit/visibility.h>):
  *      below the version, unless the target has the header itself. The
  *      preprocessor answers, so no probe is needed.
+ *
+ * Probes forced off (RETROFI_PROBES_OFF, set only by the selftest module
+ * retrofi_selftest_probes_off, never by the stack): a kernel that has a
+ * probed API never runs the shim's body, so a booted row would only test
+ * the target's own copy. In that build the structural-probed shims that
+ * opt in (RETROFI_PROBED_ON(have) in their guard) are compiled below
+ * their version even where the probe found the API. A shim whose name
+ * the target already defines takes RETROFI_PROBED_NAME(name, have):
+ * backport_name in that build where the target has name, name otherwise,
+ * so that the shim's own text is instantiated beside the target's, under
+ * another name, and a selftest case calls it by that name. A shim of a
+ * whole header (<linux/cleanup.h>) replaces the target's header in that
+ * build instead. Outside that build both are no-ops.
  */
 #ifndef _RETROFI_BACKPORT_H
 #define _RETROFI_BACKPORT_H
@@ -61,6 +74,17 @@
 #define RETROFI_API_FORCED (RETROFI_API_CODE != LINUX_VERSION_CODE)
 #define RETROFI_API_NEED(a, b, c, have) \
 	(RETROFI_API_LESS(a, b, c) && (RETROFI_API_FORCED || !(have)))
+
+#ifdef RETROFI_PROBES_OFF
+#define RETROFI_PROBED_ON(have) 1
+#define RETROFI_PROBED_NAME(name, have) __RETROFI_PROBED_NAME(name, have)
+#else
+#define RETROFI_PROBED_ON(have) (!(have))
+#define RETROFI_PROBED_NAME(name, have) name
+#endif
+#define __RETROFI_PROBED_NAME(name, have) __RETROFI_PROBED_NAME_ ## have(name)
+#define __RETROFI_PROBED_NAME_0(name) name
+#define __RETROFI_PROBED_NAME_1(name) backport_ ## name
 
 /*
  * Every symbol the compat layer defines over one the target may have goes

@@ -1253,6 +1253,8 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 #include "retrofi_selftest_5x.h"
 /* The shims the 7.x stack needs on older targets (entries: *_cases.h). */
 #include "retrofi_selftest_7x.h"
+/* genlmsg_multicast_allns() (its table entry is below). */
+#include "retrofi_selftest_genl.h"
 
 struct selftest {
 	const char *name;
@@ -1264,6 +1266,14 @@ struct selftest {
 
 /* A case of an API the target provides or a structural shim adapts. */
 #define T(fn, sym) { #fn, test_ ## fn, #sym, __stringify(sym), 0 }
+/*
+ * A case of a cleanup class (guard(name), __free(name)) that a probed
+ * shim defines where the target lacks it (have: its RETROFI_HAVE_*): the
+ * class it takes is st_class(name, have), the shim's backport_name in
+ * retrofi_selftest_probes_off (retrofi_selftest_cleanup.h).
+ */
+#define TC(fn, name, have) \
+	{ #fn, test_ ## fn, #name, __stringify(st_class(name, have)), 0 }
 /*
  * A case of an additive shim that LINUX_BACKPORT() renames, for an API
  * upstream since a.b.c: at an API level forced below that, the case must
@@ -1300,6 +1310,7 @@ static const struct selftest tests[] = {
 	T(const_full_range_policy_validates, nla_validate),
 	T(const_full_range_signed_policy_validates, nla_validate),
 	T(genl_split_ops_hooks_see_the_operation, genl_register_family),
+	T(genl_multicast_allns_reaches_a_member_of_the_group, genlmsg_multicast_allns),
 	T(gso_segments_a_udp_gso_skb, skb_gso_segment),
 	T(amd_wbrf_reports_no_support, acpi_amd_wbrf_supported_producer),
 	TX(drop_reason_subsystems_as_upstream, drop_reasons_register_subsys, 6, 4, 0),
@@ -1313,6 +1324,13 @@ static const struct selftest tests[] = {
 #include "retrofi_selftest_5x_cases.h"
 #include "retrofi_selftest_7x_cases.h"
 };
+
+/* retrofi_selftest_probes_off.c: the probes forced off (Kbuild). */
+#ifdef RETROFI_PROBES_OFF
+#define ST_PROBES_OFF " (probes off)"
+#else
+#define ST_PROBES_OFF ""
+#endif
 
 #define V_MAJOR(v) (((v) >> 16) & 0xff)
 #define V_MINOR(v) (((v) >> 8) & 0xff)
@@ -1345,12 +1363,12 @@ static int __init retrofi_selftest_init(void)
 	int i, failed = 0, skipped = 0;
 
 	pr_info("KTAP version 1\n");
-	pr_info("# retrofi compat selftest %s: api level %u.%u.%u on %u.%u.%u%s\n",
+	pr_info("# retrofi compat selftest %s: api level %u.%u.%u on %u.%u.%u%s%s\n",
 		KBUILD_MODNAME, V_MAJOR(RETROFI_API_CODE),
 		V_MINOR(RETROFI_API_CODE), V_SUB(RETROFI_API_CODE),
 		V_MAJOR(LINUX_VERSION_CODE), V_MINOR(LINUX_VERSION_CODE),
 		V_SUB(LINUX_VERSION_CODE),
-		RETROFI_API_FORCED ? " (forced)" : "");
+		RETROFI_API_FORCED ? " (forced)" : "", ST_PROBES_OFF);
 	pr_info("1..%zu\n", ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		const struct selftest *t = &tests[i];

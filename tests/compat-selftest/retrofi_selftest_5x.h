@@ -705,12 +705,36 @@ static const char *test_mutex_guard_releases_at_scope_exit(void)
 
 	/* guard() in a block: scoped_guard() needs gnu11, 5.10 builds gnu89. */
 	{
-		guard(mutex)(&lock);
+		guard(st_class(mutex, RETROFI_HAVE_mutex_guard))(&lock);
 		held = mutex_is_locked(&lock);
 	}
 	if (!held)
 		return "the mutex was not held in the scope";
 	if (mutex_is_locked(&lock))
 		return "the mutex stayed held after the scope";
+	return NULL;
+}
+
+/*
+ * guard(rcu): a read-side critical section in the guard's scope, none
+ * after. Only preemptible RCU counts its sections (rcu_preempt_depth());
+ * without it (Debian's 5.10, which has no preemption count either) a
+ * read-side section leaves no trace outside lockdep, which no booted row
+ * but the debug ones has, and the case is skipped.
+ */
+static const char *test_rcu_guard_holds_a_read_side_section_in_its_scope(void)
+{
+	int depth = -1;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RCU))
+		return SKIP("the target has no preemptible RCU: a read-side section leaves no trace outside lockdep");
+	{
+		guard(st_class(rcu, RETROFI_HAVE_rcu_guard))();
+		depth = rcu_preempt_depth();
+	}
+	if (depth != 1)
+		return "the scope was not one read-side critical section";
+	if (rcu_preempt_depth())
+		return "the read-side critical section outlived the scope";
 	return NULL;
 }

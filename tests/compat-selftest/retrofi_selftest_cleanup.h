@@ -11,11 +11,32 @@
  * compiles it alone against the oldest and the newest 5.10 ABI, of which
  * the oldest needs the shims. guard() in a block: scoped_guard() needs
  * gnu11, and 5.10 builds gnu89.
+ *
+ * In retrofi_selftest_probes_off (probes forced off: <retrofi/backport.h>)
+ * the cases take the shims' classes below 6.5 even where the target has
+ * its own, under their backport_ names: st_class().
  */
 #include <linux/err.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <retrofi/backport.h>
+#include <retrofi/probes.h>
+
+/*
+ * The class a case takes: name, the class the stack's guard(name) and
+ * __free(name) resolve to; with probes forced off, below 6.5 (where the
+ * shims of <linux/mutex.h>, <linux/spinlock.h>, <linux/rcupdate.h> and
+ * <linux/slab.h> are), the shim's, backport_name where the probe found
+ * the target's own.
+ */
+#if RETROFI_LINUX_LESS(6, 5, 0)
+#define st_class(name, have) RETROFI_PROBED_NAME(name, have)
+#else
+#define st_class(name, have) name
+#endif
+/* __free() pastes its argument unexpanded: st_class() is expanded here. */
+#define st_free(name) __free(name)
 
 /* guard(spinlock): the lock is held in the guard's scope, released after. */
 static const char *test_spinlock_guard_releases_at_scope_exit(void)
@@ -24,7 +45,7 @@ static const char *test_spinlock_guard_releases_at_scope_exit(void)
 	bool held = false;
 
 	{
-		guard(spinlock)(&lock);
+		guard(st_class(spinlock, RETROFI_HAVE_spinlock_guard))(&lock);
 		held = spin_is_locked(&lock);
 	}
 	if (!held)
@@ -42,9 +63,11 @@ static const char *test_spinlock_guard_releases_at_scope_exit(void)
 static const char *test_kfree_class_leaves_null_and_error_pointers_alone(void)
 {
 	{
-		void *none __free(kfree) = NULL;
-		void *error __free(kfree) = ERR_PTR(-ENOMEM);
-		void *p __free(kfree) = kmalloc(16, GFP_KERNEL);
+		void *none st_free(st_class(kfree, RETROFI_HAVE_kfree_free_class)) = NULL;
+		void *error st_free(st_class(kfree, RETROFI_HAVE_kfree_free_class)) =
+			ERR_PTR(-ENOMEM);
+		void *p st_free(st_class(kfree, RETROFI_HAVE_kfree_free_class)) =
+			kmalloc(16, GFP_KERNEL);
 
 		if (!p)
 			return "kmalloc() failed";

@@ -210,8 +210,10 @@ def test_a_declared_skip_not_taken_fails_its_row_in_the_report():
 def test_the_matrix_declares_the_skips_the_selftests_print():
     """Each booted row declares the forced-API selftest's exported shims' cases
     (TX() in the selftest's tables) and, on a row without lockdep (not a
-    debug kernel's), the lockdep case of both selftests, and on a kernel
-    of 6.7 or later the debugfs cancellation case; each reason is
+    debug kernel's), the lockdep case of the three selftests, on a kernel
+    of 6.7 or later the debugfs cancellation case, and on a kernel without
+    preemptible RCU (Debian's before 5.12, which had no PREEMPT_DYNAMIC:
+    5.10 and the shapes on it) the guard(rcu) case; each reason is
     what the module prints there, so the guest's log can be checked
     against the declaration."""
     import re
@@ -230,11 +232,15 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
     debugfs_cases = re.findall(r"\bT\((debugfs_removal\w+),\s*debugfs_enter_cancellation\)",
                                tables)
     assert len(debugfs_cases) == 2, debugfs_cases
-    debugfs_skips = {case: re.search(r'test_' + case + r'\(void\)\n\{\n\treturn SKIP\("([^"]*\(6\.7\)[^"]*)"\)',
-                                     tables).group(1)
+    debugfs_skips = {case: re.search(r'test_' + case + r'\(void\)\n\{.*?return SKIP\("([^"]*\(6\.7\)[^"]*)"\)',
+                                     tables, re.S).group(1)
                      for case in debugfs_cases}
+    rcu_case = re.search(r"\bTC\((rcu_guard\w+), rcu,", tables).group(1)
+    rcu_skip = re.search(r'test_' + rcu_case + r'\(void\)\n\{.*?return SKIP\("([^"]*)"\)',
+                         tables, re.S).group(1)
     m = retrofi_matrix.load(os.path.join(root, "kernel-matrix.yaml"))
     forced = "compat_selftest_forced_api_2_6_21/"
+    modules = ("compat_selftest", forced.rstrip("/"), "compat_selftest_probes_off")
     debug = {t.name for t in m.targets
              if t.config and "CONFIG_PROVE_LOCKING=y" in open(os.path.join(root, t.config)).read()}
     assert debug == {"debug-6.12"}
@@ -245,15 +251,15 @@ def test_the_matrix_declares_the_skips_the_selftests_print():
         want = {forced + case: fmt.replace("%s", "backport_" + api)
                 for case, api in exported.items()}
         if t.name not in debug and t.base not in debug:
-            want.update({f"{parent}/{lockdep_case}": lockdep_skip
-                         for parent in ("compat_selftest", forced.rstrip("/"))})
+            want.update({f"{parent}/{lockdep_case}": lockdep_skip for parent in modules})
         # The kernel's own debugfs cancellation (6.7 and later): its case
-        # skips in both modules, since the shim is structural.
-        series = re.search(r"(\d+)\.(\d+)", m.real_target(t).name).group(1, 2)
-        if tuple(map(int, series)) >= (6, 7):
+        # skips in every module, since the shim is structural.
+        series = tuple(map(int, re.search(r"(\d+)\.(\d+)", m.real_target(t).name).group(1, 2)))
+        if series >= (6, 7):
             want.update({f"{parent}/{case}": skip
-                         for case, skip in debugfs_skips.items()
-                         for parent in ("compat_selftest", forced.rstrip("/"))})
+                         for case, skip in debugfs_skips.items() for parent in modules})
+        if series < (5, 12):
+            want.update({f"{parent}/{rcu_case}": rcu_skip for parent in modules})
         assert {e.test: e.reason for e in t.expected_skips} == want, t.name
 
 

@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+import retrofi_census
 import retrofi_kernels
 import retrofi_matrix
 from conftest import REPO
@@ -77,6 +78,21 @@ def shims_used(tree, module="retrofi_selftest"):
                           rb"|(?:backport_)?kfree_skb_reason", data)), undefined
 
 
+def census_names(tree, module):
+    """The names of the census records a selftest module carries."""
+    data = retrofi_census.elf_section(str(tree / "selftest" / f"{module}.ko"))
+    return {s.name for s in retrofi_census.parse(data or b"")}
+
+
+# The structural-probed shims that Debian's 6.1.192 (and 5.10.262) carries
+# from stable, so that retrofi_selftest never compiles them there:
+# retrofi_selftest_probes_off, built with the probes forced off, must
+# (<linux/cleanup.h> replacing the target's, the classes under backport_
+# names, min() and max(), genlmsg_multicast_allns() over its stand-in).
+PROBES_OFF_6_1 = {"cleanup_h", "mutex_guard", "spinlock_guard", "rcu_guard", "kfree_free_class",
+                  "min", "max", "genlmsg_multicast_allns"}
+
+
 def probe_value(header, name):
     return int(re.search(rf"#define RETROFI_HAVE_{name} (\d)", header).group(1))
 
@@ -112,6 +128,9 @@ def test_identity_target_uses_its_own_apis(kernels, tmp_path):
     # Only compat.ko's exports of APIs that 6.12 does not have.
     assert {u for u in undefined if u.startswith("backport_")} == set(NEWER_THAN_6_12), undefined
     assert not any(n.startswith(b"backport_") for n in names)
+    # Every structural-probed shim is above 6.12's version or stands aside
+    # by version: forcing the probes off adds none.
+    assert census_names(tree, "retrofi_selftest_probes_off") == census_names(tree, "retrofi_selftest")
 
 
 @pytest.mark.network
@@ -141,6 +160,17 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
     for sym in exported:
         assert sym in undefined, sym
     assert b"backport_kfree_skb_reason" in names
+    # The shims 6.1.192 has from stable run their bodies with the probes
+    # forced off, and only there; the classes' cases take the shims'.
+    for api in ("mutex_guard", "spinlock_guard", "rcu_guard", "kfree_free_class",
+                "minmax_relaxed", "genlmsg_multicast_allns_noflags"):
+        assert probe_value(probes, api) == 1, api
+    plain = census_names(tree, "retrofi_selftest")
+    assert census_names(tree, "retrofi_selftest_probes_off") - plain == PROBES_OFF_6_1
+    assert not PROBES_OFF_6_1 & plain
+    data = (tree / "selftest" / "retrofi_selftest_probes_off.ko").read_bytes()
+    for cls in (b"mutex", b"spinlock", b"rcu", b"kfree"):
+        assert b"\0backport_" + cls + b"\0" in data, cls
     symvers = (tree / "Module.symvers").read_text()
     for sym in exported:
         assert re.search(rf"\t{sym}\t.*compat/compat\t", symvers), sym
