@@ -7,7 +7,11 @@
 #include <linux/kernel.h>
 #include <crypto/utils.h>
 
-#if RETROFI_LINUX_LESS(7, 2, 6)
+/*
+ * Where <crypto/aes-cbc-macs.h> compiled its shim (below 7.2.6, unless
+ * the target has the header): it says so with RETROFI_AES_CMAC_LIBRARY.
+ */
+#if RETROFI_LINUX_LESS(7, 2, 6) && defined(RETROFI_AES_CMAC_LIBRARY)
 /*
  * The AES-CMAC library of <crypto/aes-cbc-macs.h> ("lib/crypto: aes: Add
  * support for CBC-based MACs", most likely v7.1; its census record is the

@@ -11,10 +11,7 @@
 #define _RETROFI_CRYPTO_AES_CBC_MACS_H
 
 #include <retrofi/backport.h>
-
-#if !RETROFI_LINUX_LESS(7, 2, 6)
-#include_next <crypto/aes-cbc-macs.h>
-#endif
+#include <retrofi/probes.h>
 
 /*
  * struct aes_cmac_key, struct aes_cmac_ctx, aes_cmac_preparekey(),
@@ -25,8 +22,7 @@
  * likely v7.1; the release is not verified). Every 6.12 ABI the archive
  * serves lacks it, 7.2.6 has it: the record is the bound 6.12.118..7.2.6
  * and the guard stands at its high end (a 7.1 or early 7.2 kernel that
- * has the header gets the shim, whose functions LINUX_BACKPORT renames,
- * instead of its own). A
+ * has the header keeps its own: see below). A
  * prepared key (the AES key schedule and the two CMAC subkeys of RFC
  * 4493) and an incremental MAC over it, with no allocation, usable in any
  * context. The shim runs over the AES library (<crypto/aes.h>:
@@ -35,10 +31,15 @@
  * allocated per key and freed, and this API has no call to free one.
  * 7.3's structures with the target's struct crypto_aes_ctx for its
  * struct aes_enckey; the functions are compat.ko's (backport-7.1.c).
- * Structural (a new header); AES-XCBC-MAC and AES-CBC-MAC, which the
- * stack does not use, are left out.
+ * Structural, by header (a new header, which a kernel below the guard
+ * may have): below 7.2.6 unless the target has the header itself.
+ * AES-XCBC-MAC and AES-CBC-MAC, which the stack does not use, are left
+ * out. RETROFI_AES_CMAC_LIBRARY tells compat/backport-7.1.c, which
+ * compiles the functions, that the shim is in force: in a .c file
+ * __has_include_next() would find this header itself.
  */
-#if RETROFI_LINUX_LESS(7, 2, 6)
+#if RETROFI_LINUX_LESS(7, 2, 6) && !__has_include_next("crypto/aes-cbc-macs.h")
+#define RETROFI_AES_CMAC_LIBRARY 1
 #include <crypto/aes.h>
 #include <linux/string.h>
 
@@ -93,6 +94,8 @@ static inline void aes_cmac(const struct aes_cmac_key *key, const u8 *data,
 }
 RETROFI_CENSUS(aes_cmac_preparekey, "6.12.118..7.2.6", "structural",
 	       "lib/crypto: aes: Add support for CBC-based MACs (most likely v7.1, not verified)");
+#else
+#include_next <crypto/aes-cbc-macs.h>
 #endif /* < 7.2.6 */
 
 /*
@@ -104,9 +107,9 @@ RETROFI_CENSUS(aes_cmac_preparekey, "6.12.118..7.2.6", "structural",
  * mac80211's fils_aead.c declares its key with
  * __cleanup(aes_cmac_zeroize_key). Structural (inline helpers of a new
  * header), chosen by the probe aes_cmac_zeroize_key where the target has
- * the library; below the library's bound the block above defines them.
+ * the header; where it has not, the block above defines them.
  */
-#if RETROFI_LINUX_LESS(7, 3, 4) && !RETROFI_LINUX_LESS(7, 2, 6) && \
+#if RETROFI_LINUX_LESS(7, 3, 4) && __has_include_next("crypto/aes-cbc-macs.h") && \
 	!RETROFI_HAVE_aes_cmac_zeroize_key
 #include <linux/string.h>
 
