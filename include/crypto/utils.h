@@ -16,6 +16,8 @@
 
 #if RETROFI_LINUX_LESS(6, 4, 0)
 #include <crypto/algapi.h>
+RETROFI_CENSUS(crypto_utils_h, "6.4", "structural",
+	       "crypto: lib/utils - Move utilities into new header (v6.4)");
 #else
 #include_next <crypto/utils.h>
 #endif /* < 6.4 */

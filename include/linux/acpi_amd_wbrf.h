@@ -69,6 +69,8 @@ static inline int amd_wbrf_unregister_notifier(struct notifier_block *nb)
 {
 	return -ENODEV;
 }
+RETROFI_CENSUS(acpi_amd_wbrf_h, "6.8", "structural",
+	       "platform/x86/amd: Add support for AMD ACPI based Wifi band RFI mitigation feature (v6.8)");
 #else
 #include_next <linux/acpi_amd_wbrf.h>
 #endif /* < 6.8 */

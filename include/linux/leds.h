@@ -32,6 +32,10 @@ LINUX_BACKPORT(led_trigger_blink_oneshot)(struct led_trigger *trigger,
 	led_trigger_blink_oneshot(trigger, &delay_on, &delay_off, invert);
 }
 #define led_trigger_blink_oneshot LINUX_BACKPORT(led_trigger_blink_oneshot)
+RETROFI_CENSUS(led_trigger_blink, "6.5", "structural",
+	       "leds: Change led_trigger_blink[_oneshot]() delay parameters to pass-by-value (v6.5)");
+RETROFI_CENSUS(led_trigger_blink_oneshot, "6.5", "structural",
+	       "leds: Change led_trigger_blink[_oneshot]() delay parameters to pass-by-value (v6.5)");
 #endif /* < 6.5 */
 
 #endif /* _RETROFI_LINUX_LEDS_H */

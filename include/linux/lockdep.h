@@ -21,9 +21,9 @@
 #if RETROFI_LINUX_LESS(5, 11, 0)
 #if !defined(CONFIG_LOCKDEP) && !defined(lockdep_is_held)
 extern int lockdep_is_held(const void *);
-#endif
 RETROFI_CENSUS(lockdep_is_held, "5.11", "structural",
 	       "lockdep: Provide dummy forward declaration of *_is_held() helpers (v5.11)");
+#endif
 #endif /* < 5.11 */
 
 /*

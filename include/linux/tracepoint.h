@@ -39,6 +39,8 @@
 	strcpy(__get_str(item), (src) ? (const char *)(src) : "(null)");
 #undef __assign_str
 #define __assign_str(dst) do { } while (0)
+RETROFI_CENSUS(__assign_str, "6.10", "structural",
+	       "tracing/treewide: Remove second parameter of __assign_str() (v6.10)");
 #endif
 #endif /* < 6.10 */
 

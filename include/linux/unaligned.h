@@ -15,6 +15,8 @@
 
 #if RETROFI_LINUX_LESS(6, 12, 0)
 #include <asm/unaligned.h>
+RETROFI_CENSUS(linux_unaligned_h, "6.12", "structural",
+	       "move asm/unaligned.h to linux/unaligned.h (v6.12)");
 #else
 #include_next <linux/unaligned.h>
 #endif /* < 6.12 */

@@ -31,6 +31,8 @@ int virtio_find_vqs(struct virtio_device *vdev, unsigned int nvqs,
 		    struct virtqueue *vqs[],
 		    struct virtqueue_info vqs_info[],
 		    struct irq_affinity *desc);
+RETROFI_CENSUS(virtio_find_vqs, "6.11", "structural",
+	       "virtio: rename virtio_find_vqs_info() to virtio_find_vqs() (v6.11)");
 #endif /* < 6.11 */
 
 /*

@@ -19,17 +19,16 @@
  */
 #if RETROFI_LINUX_LESS(6, 0, 0)
 #include <linux/skbuff.h>
+RETROFI_CENSUS(net_dropreason_h, "6.0", "structural",
+	       "net: skb: move enum skb_drop_reason to standalone header file (v6.0)");
 #endif /* < 6.0 */
 
 #ifndef _RETROFI_NET_DROPREASON_H
 #define _RETROFI_NET_DROPREASON_H
 
-#if RETROFI_LINUX_LESS(6, 0, 0)
-RETROFI_CENSUS(net_dropreason_h, "6.0", "structural",
-	       "net: skb: move enum skb_drop_reason to standalone header file (v6.0)");
-#else
+#if !RETROFI_LINUX_LESS(6, 0, 0)
 #include_next <net/dropreason.h>
-#endif /* < 6.0 */
+#endif
 #include <retrofi/probes.h>
 
 /*

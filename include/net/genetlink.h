@@ -20,6 +20,8 @@
  */
 #if RETROFI_LINUX_LESS(6, 2, 0)
 #define genl_split_ops genl_ops
+RETROFI_CENSUS(genl_split_ops, "6.2", "structural",
+	       "genetlink: introduce split op representation (v6.2)");
 #endif /* < 6.2 */
 
 /*

@@ -17,6 +17,8 @@
 #if RETROFI_LINUX_LESS(6, 4, 10) && !__has_include_next("net/gso.h")
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+RETROFI_CENSUS(net_gso_h, "6.4.10", "structural",
+	       "net: move gso declarations and functions to their own files (v6.4.10 from stable; v6.5)");
 #else
 #include_next <net/gso.h>
 #endif /* < 6.4.10 */

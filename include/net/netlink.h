@@ -31,6 +31,10 @@
 	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
 	.range_signed = (struct netlink_range_validation_signed *)(_range), \
 }
+RETROFI_CENSUS(NLA_POLICY_FULL_RANGE, "6.7", "structural",
+	       "netlink: make range pointers in policies const (v6.7)");
+RETROFI_CENSUS(NLA_POLICY_FULL_RANGE_SIGNED, "6.7", "structural",
+	       "netlink: make range pointers in policies const (v6.7)");
 #endif /* < 6.7 */
 
 /*

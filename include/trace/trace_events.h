@@ -22,6 +22,8 @@
  */
 #if RETROFI_LINUX_LESS(6, 10, 0)
 #undef __assign_str
+RETROFI_CENSUS(__assign_str, "6.10", "structural",
+	       "tracing/treewide: Remove second parameter of __assign_str() (v6.10)");
 #endif /* < 6.10 */
 
 #include_next <trace/trace_events.h>

@@ -22,6 +22,8 @@
 	static struct lock_class_key __key;			\
 	__class_create(THIS_MODULE, name, &__key);		\
 })
+RETROFI_CENSUS(class_create, "6.4", "structural",
+	       "driver core: class: remove module * from class_create() (v6.4)");
 #endif /* < 6.4 */
 
 #endif /* _RETROFI_LINUX_DEVICE_CLASS_H */
