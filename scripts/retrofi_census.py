@@ -29,6 +29,7 @@ import os
 import re
 import struct
 
+import retrofi_conditionals
 from retrofi_errors import RetrofiError
 
 SECTION = ".comment.retrofi_census"
@@ -249,6 +250,7 @@ def missing(census, cat, api_level):
 
 GUARD_RE = re.compile(r"^#\s*if\b.*?RETROFI_(API_LESS|API_NEED|LINUX_LESS)\(\s*(\d+),\s*(\d+),\s*(\d+)")
 KIND_OF_GUARD = {"API_LESS": "additive", "API_NEED": "probed", "LINUX_LESS": "structural"}
+NEGATED_GUARD_RE = re.compile(r"^!\s*RETROFI_(API_LESS|API_NEED|LINUX_LESS)\(")
 
 
 def _short_version(a, b, c):
@@ -257,21 +259,6 @@ def _short_version(a, b, c):
 
 HELPER_RE = re.compile(r"^Helpers?\b")
 EXPORT_RE = re.compile(r"^\s*EXPORT_SYMBOL(?:_GPL)?\(\s*(\w+)\s*\)", re.M)
-
-
-@dataclasses.dataclass(frozen=True)
-class Block:
-    """One guarded block of the compat layer."""
-    path: str              # relative to the tree
-    line: int              # of its #if
-    kind: str              # additive | probed | structural, from the guard
-    since: str             # the version of the guard's first test
-    what: str              # the comment right above the guard, on one line
-    names: tuple           # the RETROFI_CENSUS() names inside, in order
-    guard: str             # the whole #if condition, whitespace folded
-    helper: bool           # its comment starts "Helper(s)": code that shims
-                           # of its file use, not an API of its own
-    body: tuple            # its lines, without the #if and the #endif
 
 
 def _comment_above(lines, i):
@@ -296,44 +283,117 @@ def _comment_above(lines, i):
     return " ".join(text)
 
 
-def _blocks(tree):
-    """Every guarded block of the compat layer (include/ and compat/), as
-    Blocks. A block takes the comment that ends right above its guard, and
-    only that one: a block with no comment of its own has none."""
-    out = []
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One guarded block of the compat layer."""
+    path: str              # relative to the tree
+    line: int              # of its #if
+    kind: str              # additive | probed | structural, from the guard
+    since: str             # the version of the guard's first test
+    what: str              # the comment right above the guard, on one line
+    names: tuple           # the RETROFI_CENSUS() names of the branch that
+                           # compiles the shim (not those of a guard nested
+                           # in it), in order
+    guard: str             # the whole #if condition, whitespace folded
+    helper: bool           # its comment starts "Helper(s)": code that shims
+                           # of its file use, not an API of its own
+    body: tuple            # its lines, without the #if and the #endif
+    nested: bool = False   # inside the shim branch of another guard: a
+                           # part of that guard's shim
+    selector: bool = False  # nothing but #include_next in every branch
+    defines: tuple = ()    # the macros its shim branch #defines
+
+
+def _shim_branch(cond):
+    """The branch of a guard that compiles its shim: the first, or for a
+    negated guard ("#if !RETROFI_LINUX_LESS(...)") the #else."""
+    return 1 if NEGATED_GUARD_RE.match(cond.cond) else 0
+
+
+def _records(lines):
+    """(line index, name) of each RETROFI_CENSUS() call of a file (its
+    version a string literal: not the macro's definition, nor a comment
+    naming its arguments)."""
+    return [(i, n) for i, line in enumerate(lines)
+            for n in re.findall(r'RETROFI_CENSUS\(\s*(\w+)\s*,\s*"', line)]
+
+
+def _file_blocks(rel, lines):
+    """(Blocks, problems) of one file: the problems of its records'
+    places. A record counts only in the branch of a guard that compiles
+    the shim (the #if branch, or the #else of a negated guard); the
+    innermost guard around it decides."""
+    conds, where = retrofi_conditionals.conditionals(lines)
+    guards = {}
+    for c in conds:
+        m = GUARD_RE.match(lines[c.line])
+        if m and c.directive == "if":
+            guards[id(c)] = m
+    problems, names = [], {}
+    for i, n in _records(lines):
+        inner = [(c, b) for c, b in where[i] if id(c) in guards]
+        if not inner:
+            problems.append(f"{rel}:{i + 1}: the record of {n} sits outside every "
+                            "guard: it is compiled whether a shim is or not")
+            continue
+        c, b = inner[-1]
+        if b != _shim_branch(c):
+            problems.append(f"{rel}:{i + 1}: the record of {n} sits in a branch of the "
+                            f"guard at line {c.line + 1} that does not compile its shim")
+            continue
+        names.setdefault(id(c), []).append(n)
+        # A name the shim defines only #ifndef X (or #if !defined(X)):
+        # its record belongs in that conditional's first branch.
+        unless = [o for o in conds if (c, b) in where[o.line] and n in o.undefined()]
+        if unless and not any((o, 0) in where[i] for o in unless):
+            form = f"#ifndef {n}" if unless[0].directive == "ifndef" else f"#if !defined({n})"
+            problems.append(f"{rel}:{c.line + 1}: {n} is defined only {form}, but its "
+                            f"record sits outside that {form.split()[0]}")
+    blocks = []
+    for c in conds:
+        m = guards.get(id(c))
+        if not m:
+            continue
+        what = _comment_above(lines, c.line)
+        head = c.line
+        while lines[head].rstrip().endswith("\\") and head + 1 < len(lines):
+            head += 1
+        guard = " ".join(" ".join(l.rstrip("\\ ") for l in lines[c.line:head + 1]).split())
+        body = tuple(lines[head + 1:c.end]) if c.end >= 0 else tuple(lines[head + 1:])
+        shim = _shim_branch(c)
+        defines = tuple(re.match(r"^\s*#\s*define\s+(\w+)", lines[k]).group(1)
+                        for k in range(c.line, c.end if c.end >= 0 else len(lines))
+                        if re.match(r"^\s*#\s*define\s+\w+", lines[k])
+                        and (c, shim) in where[k])
+        selector = any(re.match(r"^\s*#\s*include_next\b", s) for s in body) and \
+            all(not s.strip() or re.match(r"^\s*#\s*(include_next|else)\b", s)
+                or s.strip().startswith(("/*", "*", "//")) for s in body)
+        nested = any(id(o) in guards and b == _shim_branch(o) for o, b in where[c.line])
+        blocks.append(Block(rel, c.line + 1, KIND_OF_GUARD[m.group(1)],
+                            _short_version(*m.group(2, 3, 4)), what,
+                            tuple(names.get(id(c), ())), guard,
+                            bool(HELPER_RE.match(what)), body, nested, selector, defines))
+    return blocks, problems
+
+
+def _sources(tree):
+    """(path relative to tree, lines) of every .h and .c of the compat
+    layer (include/ and compat/)."""
     for sub in ("include", "compat"):
         for root, dirs, files in os.walk(os.path.join(tree, sub)):
             dirs.sort()
             for f in sorted(files):
-                if not f.endswith((".h", ".c")):
-                    continue
-                path = os.path.join(root, f)
-                lines = open(path, errors="replace").read().splitlines()
-                for i, line in enumerate(lines):
-                    m = GUARD_RE.match(line)
-                    if not m:
-                        continue
-                    what = _comment_above(lines, i)
-                    cond, g = [line], i
-                    while cond[-1].rstrip().endswith("\\") and g + 1 < len(lines):
-                        g += 1
-                        cond.append(lines[g])
-                    guard = " ".join(" ".join(c.rstrip("\\ ") for c in cond).split())
-                    depth, names, body = 0, [], []
-                    for k in range(g + 1, len(lines)):
-                        if re.match(r"^#\s*if", lines[k]):
-                            depth += 1
-                        elif re.match(r"^#\s*endif", lines[k]):
-                            if depth == 0:
-                                break
-                            depth -= 1
-                        body.append(lines[k])
-                        names += re.findall(r"RETROFI_CENSUS\(\s*(\w+)", lines[k])
-                    out.append(Block(os.path.relpath(path, tree), i + 1,
-                                     KIND_OF_GUARD[m.group(1)],
-                                     _short_version(*m.group(2, 3, 4)), what, tuple(names),
-                                     guard, bool(HELPER_RE.match(what)), tuple(body)))
-    return out
+                if f.endswith((".h", ".c")):
+                    path = os.path.join(root, f)
+                    yield (os.path.relpath(path, tree),
+                           open(path, errors="replace").read().splitlines())
+
+
+def _blocks(tree):
+    """Every guarded block of the compat layer (include/ and compat/), as
+    Blocks. A block takes the comment that ends right above its guard, and
+    only that one: a block with no comment of its own has none."""
+    return [b for rel, lines in _sources(tree) for b in _file_blocks(rel, lines)[0]]
 
 
 def _shimmed(block):
@@ -344,25 +404,55 @@ def _shimmed(block):
             and not block.path.startswith("compat/"))
 
 
+def _needs_record(block):
+    """Whether a block must record its shim itself: every header block of
+    any kind, except a helper, a pure #include_next selector (it picks the
+    target's header and compiles no shim) and a guard nested in another's
+    shim (a part of that shim, recorded there). A compat/*.c block is the
+    out-of-line half of a header block, which records it."""
+    return not (block.helper or block.selector or block.nested
+                or block.path.startswith("compat/"))
+
+
+def _same_shim(c_block, h_block):
+    """Whether header block h_block records what compat block c_block
+    compiles: the same guard, or, for a header that the preprocessor
+    chooses (!__has_include_next(), which in a .c file would find the
+    compat header itself), a guard that tests a macro h_block's shim
+    #defines, at its kind and version."""
+    if h_block.guard == c_block.guard:
+        return True
+    return (h_block.kind == c_block.kind and h_block.since == c_block.since and
+            any(re.search(rf"\bdefined\s*\(?\s*{re.escape(d)}\b", c_block.guard)
+                for d in h_block.defines))
+
+
 def check_blocks(tree):
     """What is wrong with the census records of tree's guarded blocks, one
-    "path:line: problem" string each (empty: nothing). A shimmed block
-    records every API it shims, with its own kind; a record's version is
-    the newest guard that carries it and no guard carries it above its
-    version; a record of a name the block defines only #ifndef sits inside
-    that #ifndef; a helper block is not newer than its file's newest
-    record of its kind; and a compat/*.c block of an additive or probed
-    guard exports only names that a header block with the same guard
-    records."""
-    blocks = _blocks(tree)
+    "path:line: problem" string each (empty: nothing). Blocks and records
+    are read from the conditionals (#if, #ifdef, #ifndef, #elif, #else,
+    #endif, nested), not from the records: a record counts only in the
+    branch of its innermost guard that compiles the shim. Every header
+    block records its shim, whatever its kind (except a helper, a pure
+    #include_next selector and a guard nested in another's shim), with
+    its own kind; a record's version is the newest guard that carries it
+    and no guard carries it above its version; a record of a name the
+    block defines only #ifndef X or #if !defined(X) sits inside that
+    conditional; a helper block is not newer than its file's newest
+    record of its kind; and a compat/*.c block exports only names that a
+    header block of the same shim (_same_shim) records."""
+    blocks, problems = [], []
+    for rel, lines in _sources(tree):
+        found, wrong = _file_blocks(rel, lines)
+        blocks += found
+        problems += wrong
     cat = {s.name: s for s in catalog(tree)}
-    problems = []
     guards_of = {}
     for b in blocks:
         where = f"{b.path}:{b.line}"
         for n in b.names:
             guards_of.setdefault(n, []).append(b)
-        if _shimmed(b) and not b.names:
+        if _needs_record(b) and not b.names:
             problems.append(f"{where}: {b.kind} block (< {b.since}) has no RETROFI_CENSUS() "
                             "record")
         for n in b.names:
@@ -372,21 +462,6 @@ def check_blocks(tree):
             if version_code(b.since) > version_code(s.since):
                 problems.append(f"{where}: {n} (since {s.since}) is recorded under a "
                                 f"guard < {b.since}, above its version")
-        depth, inside = 0, {}
-        for raw in b.body:
-            m = re.match(r"^#\s*ifndef\s+(\w+)", raw)
-            if re.match(r"^#\s*if", raw):
-                depth += 1
-                if m:
-                    inside[m.group(1)] = depth
-            elif re.match(r"^#\s*endif", raw):
-                inside = {k: v for k, v in inside.items() if v < depth}
-                depth -= 1
-            for n in re.findall(r"RETROFI_CENSUS\(\s*(\w+)", raw):
-                ifndef = any(re.match(rf"^#\s*ifndef\s+{re.escape(n)}\b", r) for r in b.body)
-                if ifndef and n not in inside:
-                    problems.append(f"{where}: {n} is defined only #ifndef {n}, but its "
-                                    "record sits outside that #ifndef")
     for n, bs in guards_of.items():
         newest = max((b.since for b in bs), key=version_code)
         if version_code(newest) != version_code(cat[n].since):
@@ -402,10 +477,18 @@ def check_blocks(tree):
                 problems.append(f"{where}: helper block (< {b.since}) serves no recorded "
                                 f"{b.kind} shim of its file up to that version "
                                 f"(newest: {newest or 'none'})")
-        if b.path.startswith("compat/") and b.kind in ("additive", "probed"):
+        if b.path.startswith("compat/") and not b.nested:
             recorded = {n for o in blocks if o.path.startswith("include/")
-                        and o.guard == b.guard for n in o.names}
+                        and _same_shim(b, o) for n in o.names}
             exported = EXPORT_RE.findall("\n".join(b.body))
+            if b.kind == "structural":
+                # The record names the API (a header, a structure), not
+                # each function of its out-of-line half (nor the calls
+                # that set it up in compat.ko's init and exit).
+                if not recorded:
+                    problems.append(f"{where}: compiles {', '.join(exported) or 'code'}, but no "
+                                    f"header block with the guard '{b.guard}' records a shim")
+                continue
             if not exported:
                 problems.append(f"{where}: out-of-line {b.kind} block exports nothing")
             for sym in exported:

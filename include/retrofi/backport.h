@@ -106,9 +106,17 @@
  * its name is one it knows, such as .comment*.) Every object that includes the shim's header carries the
  * record, so a module's census is the set of shims compiled into it.
  * The arguments are string literals without double quotes, except name.
- * A guarded block that only holds code its file's shims share, no API of
- * its own, says so with a comment that starts "Helpers" and records
- * nothing (scripts/retrofi_census.py: check_blocks()).
+ * Every guarded block records its shim, whatever its kind, in the branch
+ * that compiles the shim (the #if branch, or the #else of a negated
+ * guard), and inside the #ifndef X or #if !defined(X) that defines X.
+ * Exceptions: a block of nothing but #include_next (it picks the
+ * target's header), a guard nested in a shim (part of that shim), and a
+ * block that only holds code its file's shims share, no API of its own,
+ * which says so with a comment that starts "Helpers". A block of a compat
+ * .c file is recorded by the header block of the same guard; for a header
+ * chosen by __has_include_next(), which in a .c file finds the compat
+ * header itself, the .c guard tests a macro that the header's shim defines
+ * (scripts/retrofi_census.py: check_blocks()).
  */
 #define RETROFI_CENSUS(name, since, kind, change)			\
 	asm(".pushsection .comment.retrofi_census,\"\",@progbits\n\t"	\

@@ -171,6 +171,12 @@ def test_every_shimmed_block_of_the_repository_records_its_shims():
     blocks = retrofi_census._blocks(REPO)
     shimmed = [b for b in blocks if retrofi_census._shimmed(b)]
     assert len(shimmed) >= 40
+    # Structural blocks record themselves too: only #include_next selectors,
+    # helpers and guards nested in a shim do not.
+    structural = [b for b in blocks if b.kind == "structural" and b.path.startswith("include/")]
+    assert sum(1 for b in structural if b.names) >= 40
+    assert {f"{b.path}:{b.line}" for b in structural if not b.names} == \
+        {f"{b.path}:{b.line}" for b in structural if b.selector or b.nested}
     assert retrofi_census.check_blocks(REPO) == []
     # Every API row of a shimmed level comes from a record.
     rows = retrofi_census.api_census(REPO, "2.6.21")
@@ -202,13 +208,126 @@ def test_a_shimmed_block_without_a_record_fails_naming_its_place(tmp_path):
         #if RETROFI_API_LESS(4, 3, 0)
         #define bar() 1
         #endif /* < 4.3 */
-        /* baz() -- structural, recorded or not. */
-        #if RETROFI_LINUX_LESS(4, 4, 0)
-        #define baz() 2
-        #endif /* < 4.4 */
         """})
     assert retrofi_census.check_blocks(tree) == [
         "include/linux/x.h:8: additive block (< 4.3) has no RETROFI_CENSUS() record"]
+
+
+def test_a_structural_block_without_a_record_fails_but_a_header_selector_needs_none(tmp_path):
+    # Only real kernels show a structural shim, so no level requires its
+    # record; but without one, the census would not say it is in force.
+    header = """\
+        #if !RETROFI_LINUX_LESS(4, 4, 0)
+        #include_next <linux/baz.h>
+        #endif
+        /* baz() -- "add baz()" (v4.4). */
+        #if RETROFI_LINUX_LESS(4, 4, 0)
+        #define baz() 2
+        #endif /* < 4.4 */
+        """
+    tree = compat_tree(tmp_path, {"include/linux/baz.h": header})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/linux/baz.h:5: structural block (< 4.4) has no RETROFI_CENSUS() record"]
+    recorded = header.replace("#define baz() 2\n", '#define baz() 2\n'
+                              'RETROFI_CENSUS(baz, "4.4", "structural", "add baz() (v4.4)");\n')
+    tree = compat_tree(tmp_path / "b", {"include/linux/baz.h": recorded})
+    assert retrofi_census.check_blocks(tree) == []
+    # A header chosen by the preprocessor, recorded in its #if branch.
+    by_header = """\
+        #if RETROFI_LINUX_LESS(6, 4, 10) && !__has_include_next("net/gso.h")
+        #include <linux/skbuff.h>
+        RETROFI_CENSUS(net_gso_h, "6.4.10", "structural", "move gso (v6.5)");
+        #else
+        #include_next <net/gso.h>
+        #endif /* < 6.4.10 */
+        """
+    tree = compat_tree(tmp_path / "c", {"include/net/gso.h": by_header})
+    assert retrofi_census.check_blocks(tree) == []
+
+
+def test_a_record_in_the_else_branch_of_its_guard_counts_for_nothing(tmp_path):
+    # Moved to the #else, the record is compiled exactly where the shim is not.
+    text = """\
+        /* <net/gso.h> -- "move gso" (v6.5). */
+        #if RETROFI_LINUX_LESS(6, 5, 0)
+        #include <linux/skbuff.h>
+        #else
+        RETROFI_CENSUS(net_gso_h, "6.5", "structural", "move gso (v6.5)");
+        #include_next <net/gso.h>
+        #endif /* < 6.5 */
+        """
+    tree = compat_tree(tmp_path, {"include/net/gso.h": text})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/net/gso.h:5: the record of net_gso_h sits in a branch of the guard at "
+        "line 2 that does not compile its shim",
+        "include/net/gso.h:2: structural block (< 6.5) has no RETROFI_CENSUS() record"]
+    # Of a negated guard, the #else is the branch that compiles the shim.
+    negated = text.replace("#if RETROFI_LINUX_LESS", "#if !RETROFI_LINUX_LESS").replace(
+        "#include <linux/skbuff.h>\n", "").replace("#include_next <net/gso.h>\n", "")
+    negated = negated.replace("#if !RETROFI_LINUX_LESS(6, 5, 0)\n",
+                              "#if !RETROFI_LINUX_LESS(6, 5, 0)\n#include_next <net/gso.h>\n")
+    tree = compat_tree(tmp_path / "b", {"include/net/gso.h": negated})
+    assert retrofi_census.check_blocks(tree) == []
+    # Outside every guard, a record is compiled whether a shim is or not.
+    tree = compat_tree(tmp_path / "c", {"include/net/gso.h": SHIM_H + """\
+        RETROFI_CENSUS(bar, "4.3", "additive", "add bar() (v4.3)");
+        """})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/net/gso.h:7: the record of bar sits outside every guard: it is compiled "
+        "whether a shim is or not"]
+
+
+def test_a_record_outside_the_if_not_defined_that_defines_its_name_fails(tmp_path):
+    # #if !defined(X) is #ifndef X, also as one term of a conjunction.
+    text = """\
+        #if RETROFI_LINUX_LESS(5, 11, 0)
+        #if !defined(CONFIG_LOCKDEP) && !defined(lockdep_is_held)
+        extern int lockdep_is_held(const void *);
+        #endif
+        RETROFI_CENSUS(lockdep_is_held, "5.11", "structural", "x (v5.11)");
+        #endif /* < 5.11 */
+        """
+    tree = compat_tree(tmp_path, {"include/linux/lockdep.h": text})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/linux/lockdep.h:1: lockdep_is_held is defined only #if "
+        "!defined(lockdep_is_held), but its record sits outside that #if"]
+    inside = text.replace("#endif\n        RETROFI", "RETROFI").replace(
+        '"x (v5.11)");\n', '"x (v5.11)");\n        #endif\n')
+    tree = compat_tree(tmp_path / "b", {"include/linux/lockdep.h": inside})
+    assert retrofi_census.check_blocks(tree) == []
+    # In that conditional's #else, it is as far outside.
+    in_else = text.replace("#endif\n        RETROFI", "#else\n        RETROFI").replace(
+        '"x (v5.11)");\n', '"x (v5.11)");\n        #endif\n')
+    tree = compat_tree(tmp_path / "c", {"include/linux/lockdep.h": in_else})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/linux/lockdep.h:1: lockdep_is_held is defined only #if "
+        "!defined(lockdep_is_held), but its record sits outside that #if"]
+
+
+def test_a_guard_nested_in_a_shim_is_part_of_it_and_needs_no_record(tmp_path):
+    text = """\
+        /* timer_delete() -- "rename" (v6.2). */
+        #if RETROFI_API_NEED(6, 2, 0, RETROFI_HAVE_timer_delete)
+        static inline int backport_timer_delete(struct timer_list *t)
+        {
+        #if RETROFI_LINUX_LESS(6, 15, 0)
+        return del_timer(t);
+        #else
+        return timer_delete(t);
+        #endif /* < 6.15 */
+        }
+        RETROFI_CENSUS(timer_delete, "6.2", "probed", "rename (v6.2)");
+        #endif /* < 6.2 */
+        """
+    tree = compat_tree(tmp_path, {"include/linux/timer.h": text})
+    assert retrofi_census.check_blocks(tree) == []
+    # Its own record, in its #else, would be compiled where it is not.
+    tree = compat_tree(tmp_path / "b", {"include/linux/timer.h": text.replace(
+        "return timer_delete(t);\n",
+        'return timer_delete(t);\nRETROFI_CENSUS(t, "6.15", "structural", "x");\n')})
+    assert retrofi_census.check_blocks(tree) == [
+        "include/linux/timer.h:9: the record of t sits in a branch of the guard at line 5 "
+        "that does not compile its shim"]
 
 
 def test_a_record_of_another_kind_or_above_its_guard_fails(tmp_path):
@@ -295,6 +414,36 @@ def test_an_out_of_line_block_exports_only_what_its_header_guard_records(tmp_pat
         "include/linux/x.h:2: probed block (< 4.2) has no RETROFI_CENSUS() record",
         "compat/backport-4.2.c:2: exports foo, which no header block with the guard "
         "'#if RETROFI_API_NEED(4, 2, 0, RETROFI_HAVE_foo)' records"]
+
+
+def test_an_out_of_line_block_of_a_header_chosen_by_the_preprocessor_pairs_by_its_macro(tmp_path):
+    # In a .c file __has_include_next() finds the compat header itself: the
+    # header says with a macro that its shim is in force.
+    header = """\
+        #if RETROFI_LINUX_LESS(7, 1, 0) && !__has_include_next(<crypto/c.h>)
+        #define RETROFI_C_LIBRARY 1
+        #define c_init LINUX_BACKPORT(c_init)
+        int c_init(void);
+        RETROFI_CENSUS(c_init, "7.1", "structural", "add c (v7.1)");
+        #else
+        #include_next <crypto/c.h>
+        #endif /* < 7.1 */
+        """
+    c_file = """\
+        #include <crypto/c.h>
+        #if RETROFI_LINUX_LESS(7, 1, 0) && defined(RETROFI_C_LIBRARY)
+        int c_init(void) { return 0; }
+        EXPORT_SYMBOL_GPL(c_init);
+        #endif /* < 7.1 */
+        """
+    tree = compat_tree(tmp_path, {"include/crypto/c.h": header, "compat/backport-7.1.c": c_file})
+    assert retrofi_census.check_blocks(tree) == []
+    # A macro the header does not define in its shim pairs with nothing.
+    tree = compat_tree(tmp_path / "b", {"include/crypto/c.h": header, "compat/backport-7.1.c":
+                                        c_file.replace("RETROFI_C_LIBRARY", "RETROFI_OTHER")})
+    assert retrofi_census.check_blocks(tree) == [
+        "compat/backport-7.1.c:2: compiles c_init, but no header block with the guard "
+        "'#if RETROFI_LINUX_LESS(7, 1, 0) && defined(RETROFI_OTHER)' records a shim"]
 
 
 # ---------------------------------------------------------------- the README's table
