@@ -146,12 +146,12 @@ refresh: bootstrap
 api-census:
 	@test -n "$(LEVEL)" || { echo "retrofi: error: make api-census needs LEVEL=<kernel version>"; \
 	  echo "  fix: e.g. make api-census LEVEL=2.6.21"; exit 2; }
-	$(PYTHON) scripts/retrofi_census.py --level "$(LEVEL)"
+	$(PYTHON) scripts/retrofi_api_census.py --level "$(LEVEL)"
 
 # The README's census table, rewritten from the compat layer (test_census.py
 # fails while it is out of date).
 api-census-readme:
-	$(PYTHON) scripts/retrofi_census.py --update-readme README.md
+	$(PYTHON) scripts/retrofi_api_census.py --update-readme README.md
 
 # compat/api-bounds.txt: which ABIs the archive serves (every ABI pinned in
 # kernel-matrix.lock) have each API of the census, grepped from their own

@@ -37,6 +37,7 @@ import re
 import subprocess
 import tarfile
 
+import retrofi_api_census
 import retrofi_census
 import retrofi_debversion
 from retrofi_errors import RetrofiError
@@ -415,7 +416,7 @@ def probed_names(tree=REPO):
     header's presence (RETROFI_HAVE_x, __has_include_next), or an #ifndef
     of the name itself around its definition."""
     out = set()
-    for b in retrofi_census._blocks(tree):
+    for b in retrofi_api_census._blocks(tree):
         if re.search(r"RETROFI_HAVE_\w+|__has_include_next", b.guard):
             out.update(b.names)
         out.update(n for n in b.names

@@ -1,7 +1,7 @@
 """The preprocessor conditionals of a C source file: every #if, #ifdef
 and #ifndef with its #elif and #else branches and its #endif, nested, and
 for each line the (conditional, branch) pairs it sits in. Enough for the
-shim census (retrofi_census.check_blocks) to tell in which branch of which
+shim census (retrofi_api_census.check_blocks) to tell in which branch of which
 guard a line is compiled; conditions are kept as text, never evaluated.
 """
 

@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+import retrofi_api_census
 import retrofi_census
 import retrofi_initramfs
 import retrofi_matrix
@@ -144,7 +145,7 @@ def test_every_censused_additive_shim_has_a_selftest_case_that_checks_it_ran():
     # A constant that a shim (re)defines with upstream's value cannot be
     # renamed to a backport_ name the selftest could see (the preprocessor
     # expands it in every argument): a case must check its value instead.
-    constants = {n for b in retrofi_census._blocks(REPO) for n in b.names
+    constants = {n for b in retrofi_api_census._blocks(REPO) for n in b.names
                  if any(re.match(rf"#\s*define\s+{n}\s+[0-9(]", l) for l in b.body)}
     valued = {n for n in constants if re.search(rf"\b{n}\s*==", cases)}
     cat = retrofi_census.catalog(REPO)
@@ -168,8 +169,8 @@ def test_every_shimmed_block_of_the_repository_records_its_shims():
     # The blocks are read from the guards, not from the records: a block
     # that api-census counts as shimmed and that records nothing would be
     # invisible to the shape rows' check and the guest's census.
-    blocks = retrofi_census._blocks(REPO)
-    shimmed = [b for b in blocks if retrofi_census._shimmed(b)]
+    blocks = retrofi_api_census._blocks(REPO)
+    shimmed = [b for b in blocks if retrofi_api_census._shimmed(b)]
     assert len(shimmed) >= 40
     # Structural blocks record themselves too: only #include_next selectors,
     # helpers and guards nested in a shim do not.
@@ -177,9 +178,9 @@ def test_every_shimmed_block_of_the_repository_records_its_shims():
     assert sum(1 for b in structural if b.names) >= 40
     assert {f"{b.path}:{b.line}" for b in structural if not b.names} == \
         {f"{b.path}:{b.line}" for b in structural if b.selector or b.nested}
-    assert retrofi_census.check_blocks(REPO) == []
+    assert retrofi_api_census.check_blocks(REPO) == []
     # Every API row of a shimmed level comes from a record.
-    rows = retrofi_census.api_census(REPO, "2.6.21")
+    rows = retrofi_api_census.api_census(REPO, "2.6.21")
     cat = {s.name for s in retrofi_census.catalog(REPO)}
     assert [r["api"] for r in rows if r["status"] == "shimmed" and r["api"] not in cat] == []
 
@@ -209,7 +210,7 @@ def test_a_shimmed_block_without_a_record_fails_naming_its_place(tmp_path):
         #define bar() 1
         #endif /* < 4.3 */
         """})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/x.h:8: additive block (< 4.3) has no RETROFI_CENSUS() record"]
 
 
@@ -226,12 +227,12 @@ def test_a_structural_block_without_a_record_fails_but_a_header_selector_needs_n
         #endif /* < 4.4 */
         """
     tree = compat_tree(tmp_path, {"include/linux/baz.h": header})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/baz.h:5: structural block (< 4.4) has no RETROFI_CENSUS() record"]
     recorded = header.replace("#define baz() 2\n", '#define baz() 2\n'
                               'RETROFI_CENSUS(baz, "4.4", "structural", "add baz() (v4.4)");\n')
     tree = compat_tree(tmp_path / "b", {"include/linux/baz.h": recorded})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     # A header chosen by the preprocessor, recorded in its #if branch.
     by_header = """\
         #if RETROFI_LINUX_LESS(6, 4, 10) && !__has_include_next("net/gso.h")
@@ -242,7 +243,7 @@ def test_a_structural_block_without_a_record_fails_but_a_header_selector_needs_n
         #endif /* < 6.4.10 */
         """
     tree = compat_tree(tmp_path / "c", {"include/net/gso.h": by_header})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
 
 
 def test_a_record_in_the_else_branch_of_its_guard_counts_for_nothing(tmp_path):
@@ -257,7 +258,7 @@ def test_a_record_in_the_else_branch_of_its_guard_counts_for_nothing(tmp_path):
         #endif /* < 6.5 */
         """
     tree = compat_tree(tmp_path, {"include/net/gso.h": text})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/net/gso.h:5: the record of net_gso_h sits in a branch of the guard at "
         "line 2 that does not compile its shim",
         "include/net/gso.h:2: structural block (< 6.5) has no RETROFI_CENSUS() record"]
@@ -267,12 +268,12 @@ def test_a_record_in_the_else_branch_of_its_guard_counts_for_nothing(tmp_path):
     negated = negated.replace("#if !RETROFI_LINUX_LESS(6, 5, 0)\n",
                               "#if !RETROFI_LINUX_LESS(6, 5, 0)\n#include_next <net/gso.h>\n")
     tree = compat_tree(tmp_path / "b", {"include/net/gso.h": negated})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     # Outside every guard, a record is compiled whether a shim is or not.
     tree = compat_tree(tmp_path / "c", {"include/net/gso.h": SHIM_H + """\
         RETROFI_CENSUS(bar, "4.3", "additive", "add bar() (v4.3)");
         """})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/net/gso.h:7: the record of bar sits outside every guard: it is compiled "
         "whether a shim is or not"]
 
@@ -288,18 +289,18 @@ def test_a_record_outside_the_if_not_defined_that_defines_its_name_fails(tmp_pat
         #endif /* < 5.11 */
         """
     tree = compat_tree(tmp_path, {"include/linux/lockdep.h": text})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/lockdep.h:1: lockdep_is_held is defined only #if "
         "!defined(lockdep_is_held), but its record sits outside that #if"]
     inside = text.replace("#endif\n        RETROFI", "RETROFI").replace(
         '"x (v5.11)");\n', '"x (v5.11)");\n        #endif\n')
     tree = compat_tree(tmp_path / "b", {"include/linux/lockdep.h": inside})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     # In that conditional's #else, it is as far outside.
     in_else = text.replace("#endif\n        RETROFI", "#else\n        RETROFI").replace(
         '"x (v5.11)");\n', '"x (v5.11)");\n        #endif\n')
     tree = compat_tree(tmp_path / "c", {"include/linux/lockdep.h": in_else})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/lockdep.h:1: lockdep_is_held is defined only #if "
         "!defined(lockdep_is_held), but its record sits outside that #if"]
 
@@ -320,12 +321,12 @@ def test_a_guard_nested_in_a_shim_is_part_of_it_and_needs_no_record(tmp_path):
         #endif /* < 6.2 */
         """
     tree = compat_tree(tmp_path, {"include/linux/timer.h": text})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     # Its own record, in its #else, would be compiled where it is not.
     tree = compat_tree(tmp_path / "b", {"include/linux/timer.h": text.replace(
         "return timer_delete(t);\n",
         'return timer_delete(t);\nRETROFI_CENSUS(t, "6.15", "structural", "x");\n')})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/timer.h:9: the record of t sits in a branch of the guard at line 5 "
         "that does not compile its shim"]
 
@@ -337,7 +338,7 @@ def test_a_record_of_another_kind_or_above_its_guard_fails(tmp_path):
         RETROFI_CENSUS(qux, "4.1", "additive", "add qux() (v4.1)");
         #endif /* < 4.3 */
         """})
-    got = retrofi_census.check_blocks(tree)
+    got = retrofi_api_census.check_blocks(tree)
     assert "include/linux/x.h:1: bar is recorded as probed in a additive guard" in got
     assert "include/linux/x.h:1: qux (since 4.1) is recorded under a guard < 4.3, above " \
         "its version" in got
@@ -348,7 +349,7 @@ def test_a_record_of_another_kind_or_above_its_guard_fails(tmp_path):
         RETROFI_CENSUS(qux, "4.3", "additive", "add qux() (v4.3)");
         #endif /* < 4.1 */
         """})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/x.h:1: qux (since 4.3) is carried by no guard < 4.3 (newest: < 4.1)"]
 
 
@@ -362,13 +363,13 @@ def test_a_record_outside_the_ifndef_that_defines_its_name_fails(tmp_path):
         #endif /* < 6.5 */
         """
     tree = compat_tree(tmp_path, {"include/linux/c.h": text})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/c.h:1: __counted_by is defined only #ifndef __counted_by, but its "
         "record sits outside that #ifndef"]
     inside = text.replace("#endif\n        RETROFI", "RETROFI").replace(
         '"x (v6.5)");\n', '"x (v6.5)");\n        #endif\n')
     tree = compat_tree(tmp_path / "b", {"include/linux/c.h": inside})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
 
 
 def test_a_helper_block_is_no_api_row_and_no_newer_than_its_shims(tmp_path):
@@ -379,12 +380,12 @@ def test_a_helper_block_is_no_api_row_and_no_newer_than_its_shims(tmp_path):
         #endif /* < 4.2 */
         """
     tree = compat_tree(tmp_path, {"include/linux/x.h": SHIM_H + helper})
-    assert retrofi_census.check_blocks(tree) == []
-    assert [r["api"] for r in retrofi_census.api_census(tree, "2.6.21")] == ["foo"]
+    assert retrofi_api_census.check_blocks(tree) == []
+    assert [r["api"] for r in retrofi_api_census.api_census(tree, "2.6.21")] == ["foo"]
     # Above the file's newest shim it would be in force where no shim is.
     tree = compat_tree(tmp_path / "b", {"include/linux/x.h": SHIM_H + helper.replace(
         "RETROFI_API_NEED(4, 2, 0, RETROFI_HAVE_foo)", "RETROFI_API_NEED(4, 9, 0, X)")})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/x.h:8: helper block (< 4.9) serves no recorded probed shim of its "
         "file up to that version (newest: 4.2)"]
 
@@ -392,7 +393,7 @@ def test_a_helper_block_is_no_api_row_and_no_newer_than_its_shims(tmp_path):
 def test_the_overflow_helpers_are_no_api_of_4_19():
     # retrofi_size_mul()/retrofi_size_add() are compiled below 5.9 for
     # flex_array_size(); 4.19 has array_size() and struct_size().
-    rows = retrofi_census.api_census(REPO, "4.19")
+    rows = retrofi_api_census.api_census(REPO, "4.19")
     assert [r["api"] for r in rows if "array_size" in r["api"] or "struct_size" in r["api"]] \
         == ["flex_array_size"]
 
@@ -406,11 +407,11 @@ def test_an_out_of_line_block_exports_only_what_its_header_guard_records(tmp_pat
         #endif /* < 4.2 */
         """
     tree = compat_tree(tmp_path, {"include/linux/x.h": SHIM_H, "compat/backport-4.2.c": c_file})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     tree = compat_tree(tmp_path / "b", {"include/linux/x.h": SHIM_H.replace(
         'RETROFI_CENSUS(foo, "4.2", "probed", "add foo() (v4.2)");\n', ""),
         "compat/backport-4.2.c": c_file})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "include/linux/x.h:2: probed block (< 4.2) has no RETROFI_CENSUS() record",
         "compat/backport-4.2.c:2: exports foo, which no header block with the guard "
         "'#if RETROFI_API_NEED(4, 2, 0, RETROFI_HAVE_foo)' records"]
@@ -437,11 +438,11 @@ def test_an_out_of_line_block_of_a_header_chosen_by_the_preprocessor_pairs_by_it
         #endif /* < 7.1 */
         """
     tree = compat_tree(tmp_path, {"include/crypto/c.h": header, "compat/backport-7.1.c": c_file})
-    assert retrofi_census.check_blocks(tree) == []
+    assert retrofi_api_census.check_blocks(tree) == []
     # A macro the header does not define in its shim pairs with nothing.
     tree = compat_tree(tmp_path / "b", {"include/crypto/c.h": header, "compat/backport-7.1.c":
                                         c_file.replace("RETROFI_C_LIBRARY", "RETROFI_OTHER")})
-    assert retrofi_census.check_blocks(tree) == [
+    assert retrofi_api_census.check_blocks(tree) == [
         "compat/backport-7.1.c:2: compiles c_init, but no header block with the guard "
         "'#if RETROFI_LINUX_LESS(7, 1, 0) && defined(RETROFI_OTHER)' records a shim"]
 
@@ -450,9 +451,9 @@ def test_an_out_of_line_block_of_a_header_chosen_by_the_preprocessor_pairs_by_it
 
 def test_the_readme_census_table_is_what_the_compat_layer_says():
     readme = open(os.path.join(REPO, "README.md")).read()
-    levels, start, end = retrofi_census.readme_section(readme)
+    levels, start, end = retrofi_api_census.readme_section(readme)
     assert levels == ["2.6.21", "3.10", "4.19"]
-    assert readme[start:end] == retrofi_census.markdown_levels(REPO, levels) + "\n\n", \
+    assert readme[start:end] == retrofi_api_census.markdown_levels(REPO, levels) + "\n\n", \
         "the README's census table is out of date: run make api-census-readme"
 
 
@@ -462,14 +463,14 @@ def test_update_readme_rewrites_only_the_census_section(tmp_path):
     readme.write_text(f"# x\n\nbefore\n{begin}\n- stale\n<!-- end of api-census -->\nafter\n")
     (tmp_path / "include" / "linux").mkdir(parents=True)
     (tmp_path / "include" / "linux" / "x.h").write_text(API_H)
-    assert retrofi_census.update_readme(str(readme), str(tmp_path))
+    assert retrofi_api_census.update_readme(str(readme), str(tmp_path))
     text = readme.read_text()
     assert text.startswith(f"# x\n\nbefore\n{begin}\n- 2.6.24: 2 shimmed, 1 structural\n")
     assert text.endswith("\n\n<!-- end of api-census -->\nafter\n")
-    assert not retrofi_census.update_readme(str(readme), str(tmp_path))
+    assert not retrofi_api_census.update_readme(str(readme), str(tmp_path))
     readme.write_text("no markers\n")
     with pytest.raises(RetrofiError) as e:
-        retrofi_census.update_readme(str(readme), str(tmp_path))
+        retrofi_api_census.update_readme(str(readme), str(tmp_path))
     assert "no census section" in e.value.what and e.value.where == str(readme)
 
 
@@ -548,7 +549,7 @@ API_H = textwrap.dedent("""\
 def test_api_census_marks_newer_apis_shimmed_or_structural(tmp_path):
     (tmp_path / "include" / "linux").mkdir(parents=True)
     (tmp_path / "include" / "linux" / "x.h").write_text(API_H)
-    rows = retrofi_census.api_census(str(tmp_path), "2.6.24")
+    rows = retrofi_api_census.api_census(str(tmp_path), "2.6.24")
     got = [(r["api"], r["since"], r["kind"], r["status"]) for r in rows]
     assert got == [("list_last_entry", "3.13", "additive", "shimmed"),
                    ("x509_load_certificate_list()", "6.3", "probed", "shimmed"),
@@ -556,8 +557,8 @@ def test_api_census_marks_newer_apis_shimmed_or_structural(tmp_path):
     assert rows[2]["change"].startswith('"driver core: class: remove module *')
     assert rows[0]["where"] == "include/linux/x.h:4"
     # Older than every API: all of them, the 2.6.22 one included.
-    assert len(retrofi_census.api_census(str(tmp_path), "2.6.21")) == 4
-    text = retrofi_census.markdown(rows, "2.6.24")
+    assert len(retrofi_api_census.api_census(str(tmp_path), "2.6.21")) == 4
+    text = retrofi_api_census.markdown(rows, "2.6.24")
     assert text.splitlines()[0] == \
         "API census at 2.6.24: 2 shimmed, 1 structural (3 APIs newer than 2.6.24)"
 

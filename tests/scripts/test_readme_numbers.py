@@ -6,7 +6,7 @@ test_census.py and test_sweep_table.py.)"""
 import os
 import re
 
-import retrofi_census
+import retrofi_api_census
 import retrofi_matrix
 import retrofi_selection
 import retrofi_sweep_table
@@ -27,7 +27,7 @@ def one(pattern, text=None):
 
 
 def census_counts(level):
-    rows = retrofi_census.api_census(REPO, level)
+    rows = retrofi_api_census.api_census(REPO, level)
     return sum(1 for r in rows if r["status"] == "shimmed"), len(rows)
 
 
