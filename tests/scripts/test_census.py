@@ -635,6 +635,20 @@ def test_guest_census_check_accepts_exactly_the_build_census(tmp_path):
     assert bad.returncode != 0 and "+mac80211.ko list_first_entry" in bad.stdout, bad.stdout
 
 
+def test_guest_census_check_reads_a_record_whose_since_is_a_bound(tmp_path):
+    # A record whose release is not verified carries a bound ("LOW..HIGH"):
+    # the guest must read it back like an exact release, or every row
+    # with such a shim in force fails its census check.
+    record = "lockdep_assert_in_softirq|5.10.262..6.1.170|structural|a change"
+    extra = ('asm(".pushsection .comment.retrofi_census,\\"\\",@progbits\\n\\t"\n'
+             f'    ".asciz \\"{record}\\"\\n\\t.popsection");\n')
+    updates, text = installed_stack(tmp_path, extra=extra)
+    assert text == f"ath9k.ko {record}\n"
+    ok = guest_census_check(tmp_path, updates, text)
+    assert ok.returncode == 0, ok.stdout
+    assert "1 shims in force, 1 records in 1 modules" in ok.stdout, ok.stdout
+
+
 def test_guest_census_check_fails_without_the_updates_directory(tmp_path):
     # An empty census and no modules to read would compare equal.
     bad = guest_census_check(tmp_path, tmp_path / "no-updates", "")
