@@ -201,6 +201,12 @@ TREE_INPUTS = ("compat", "include", "drivers", "semantic-patches",
                "scripts/retrofi_copylist.py", "scripts/retrofi_dkmsconf.py")
 
 
+# Files of compat/ that check the compat layer from the repository and
+# build nothing: the served-ABI bounds (retrofi_bounds: its markers and
+# the measured table). The output tree does not carry them.
+REPOSITORY_ONLY = ("compat/bounds.list", "compat/api-bounds.txt")
+
+
 def _git(repo, *argv):
     try:
         p = subprocess.run(["git", "-C", repo, *argv], capture_output=True,
@@ -359,7 +365,7 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
                   for rel in _tree_files(root)]
     parts += [(sub, root, rel, rel) for rel, (sub, root) in sorted(glue.items())]
     for sub, root, rel, out_rel in parts:
-        if os.path.basename(rel) in (".gitkeep", ".keep"):
+        if os.path.basename(rel) in (".gitkeep", ".keep") or out_rel in REPOSITORY_ONLY:
             continue
         if out_rel in owned or os.path.exists(os.path.join(tree, out_rel)):
             raise RetrofiError(

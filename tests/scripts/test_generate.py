@@ -534,9 +534,11 @@ def test_real_copy_list_on_real_source(tmp_path):
             assert rep[r.name].sites_changed > 0, r.name
     assert res.file_count == len(files) + len(
         gen._tree_files(os.path.join(REPO, "drivers", "out-tree"))) + \
-        len(gen._tree_files(os.path.join(REPO, "compat"))) + \
+        len([f for f in gen._tree_files(os.path.join(REPO, "compat"))
+             if "compat/" + f not in gen.REPOSITORY_ONLY]) + \
         len(gen._tree_files(os.path.join(REPO, "include"))) + \
         3  # versions, compat/retrofi-version.h, dkms.conf
+    assert not any(os.path.exists(os.path.join(res.out_path, f)) for f in gen.REPOSITORY_ONLY)
 
 
 @pytest.mark.network
