@@ -25,7 +25,7 @@ from faultcheck import assert_one_error, saw
 GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
                "booted_kernel_is_preempt_rt_exactly_on_rt_rows",
                "shims_in_force_are_in_the_installed_modules", "compat_selftest",
-               "compat_selftest_forced_api_2_6_21",
+               "compat_selftest_forced_api_2_6_21", "compat_selftest_probes_off",
                "station_scan_lists_the_ap_ssid", "open_association_passes_traffic",
                "wpa2_psk_association_passes_traffic", "wpa3_sae_association_passes_traffic",
                "stack_reloads_10_times_then_associates",
