@@ -76,7 +76,7 @@ list:
 check: bootstrap
 	@src=$$($(RETROFI) kernels --source-path) && \
 	RETROFI_TEST_SOURCE="$$src" RETROFI_OPTIONS_TARGETS=ends \
-	$(PYTHON) -m pytest -ra tests/scripts $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -ra --durations=25 tests/scripts $(PYTEST_ARGS)
 
 # The tests that need the debug kernel (the build target debug-6.12): never
 # part of `make check`, since its cold build takes most of an hour here.
