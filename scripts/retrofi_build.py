@@ -167,8 +167,11 @@ def _modules(tree):
     except OSError:
         return ()
     out = []
+    real = os.path.realpath(tree)
     for line in order:
-        rel = os.path.relpath(line, tree) if os.path.isabs(line) else line
+        # Absolute entries (newer kbuild) name the directory make ran in,
+        # which may be the real path of a tree reached through a symlink.
+        rel = os.path.relpath(os.path.realpath(line), real) if os.path.isabs(line) else line
         out.append(re.sub(r"\.o$", ".ko", rel))
     return tuple(out)
 

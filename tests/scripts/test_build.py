@@ -187,6 +187,20 @@ def test_a_cache_reached_through_a_symlink_shares_the_build_key(tmp_path):
     assert retrofi_build.build_key(str(tree), kernel(real / "root", "6.12.2")) != key
 
 
+def test_modules_order_naming_the_real_path_of_a_tree_reached_through_a_symlink(tmp_path):
+    """Newer kbuild writes absolute paths into modules.order, under the
+    directory make ran in; a build directory reached through a symlink (a
+    test's private cache) still reads as the tree's own modules."""
+    real = tmp_path / "shared" / "build" / "6.12-x"
+    (real / "net" / "wireless").mkdir(parents=True)
+    (real / "modules.order").write_text(f"{real}/compat/compat.o\n"
+                                        f"{real}/net/wireless/cfg80211.o\n")
+    link = tmp_path / "private-build"
+    os.symlink(real, link)
+    assert retrofi_build._modules(str(link)) == ("compat/compat.ko", "net/wireless/cfg80211.ko")
+    assert retrofi_build._modules(str(real)) == ("compat/compat.ko", "net/wireless/cfg80211.ko")
+
+
 def _sections(ko):
     import subprocess
     out = subprocess.run(["readelf", "-S", "-W", ko], stdout=subprocess.PIPE, text=True,
