@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 export TARGETS
 
 .PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build stress \
-	report-merge list check check-fast api-census api-census-readme api-bounds
+	report-merge list check check-fast api-census api-census-docs api-bounds
 
 all: help
 
@@ -148,10 +148,10 @@ api-census:
 	  echo "  fix: e.g. make api-census LEVEL=2.6.21"; exit 2; }
 	$(PYTHON) scripts/retrofi_api_census.py --level "$(LEVEL)"
 
-# The README's census table, rewritten from the compat layer (test_census.py
-# fails while it is out of date).
-api-census-readme:
-	$(PYTHON) scripts/retrofi_api_census.py --update-readme README.md
+# The census table of docs/compat.md, rewritten from the compat layer
+# (test_census.py fails while it is out of date).
+api-census-docs:
+	$(PYTHON) scripts/retrofi_api_census.py --update-doc docs/compat.md
 
 # compat/api-bounds.txt: which ABIs the archive serves (every ABI pinned in
 # kernel-matrix.lock) have each API of the census, grepped from their own
@@ -161,9 +161,9 @@ api-census-readme:
 api-bounds: bootstrap
 	$(PYTHON) scripts/retrofi_bounds.py --fresh --check
 
-# The README's sweep table, rewritten from a sweep's report
-# (make matrix TARGETS=sweep-all): make sweep-table-readme REPORT=out/report/report.json
-.PHONY: sweep-table-readme
+# The sweep table of docs/sweep.md, rewritten from a sweep's report
+# (make matrix TARGETS=sweep-all): make sweep-table-docs REPORT=out/report/report.json
+.PHONY: sweep-table-docs
 REPORT ?= out/report/report.json
-sweep-table-readme:
-	$(RETROFI) sweep-table "$(REPORT)" --update-readme README.md
+sweep-table-docs:
+	$(RETROFI) sweep-table "$(REPORT)" --update-doc docs/sweep.md

@@ -237,9 +237,9 @@ def cmd_report_merge(args):
 def cmd_sweep_table(args):
     import retrofi_sweep_table
     rows = retrofi_sweep_table.read_report(args.report)
-    if args.update_readme:
-        retrofi_sweep_table.update_readme(args.update_readme, rows)
-        print(f"{args.update_readme}: sweep table rewritten from {args.report} ({len(rows)} rows)")
+    if args.update_doc:
+        retrofi_sweep_table.update_doc(args.update_doc, rows)
+        print(f"{args.update_doc}: sweep table rewritten from {args.report} ({len(rows)} rows)")
     else:
         print(retrofi_sweep_table.block(rows))
     return 0
@@ -329,9 +329,9 @@ def main(argv=None):
                    help="where the merged report goes (default: out/report)")
     p.set_defaults(func=cmd_report_merge)
 
-    p = sub.add_parser("sweep-table", help="the README's sweep table from a sweep's report.json")
+    p = sub.add_parser("sweep-table", help="the sweep table of docs/sweep.md from a sweep's report.json")
     p.add_argument("report", help="report.json of a sweep (make matrix TARGETS=sweep-all)")
-    p.add_argument("--update-readme", metavar="README",
+    p.add_argument("--update-doc", metavar="PAGE",
                    help="rewrite the block between that file's sweep-table markers")
     p.set_defaults(func=cmd_sweep_table)
 

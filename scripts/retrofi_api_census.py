@@ -5,11 +5,12 @@ sources (include/ and compat/), never from a build.
                         wrong (read from the guards, not the records)
   api_census(tree, level)   every API the compat layer knows that is newer
                         than a level: shimmed there, or structural
-  update_readme(path, tree)  the README's census section, rewritten
+  update_doc(path, tree)  the census section of a page (docs/compat.md),
+                        rewritten
 
 The records themselves, and the census read back from built modules, are
 retrofi_census's.  The command line is `make api-census LEVEL=...` and
-`make api-census-readme`.
+`make api-census-docs`.
 """
 
 import dataclasses
@@ -370,32 +371,33 @@ def markdown_levels(tree, levels):
     return "\n".join(out)
 
 
-# The README's census table sits between these two lines; the first names
-# its levels. `make api-census-readme` rewrites what is between them, and
+# The census table of docs/compat.md sits between these two lines; the first
+# names its levels. `make api-census-docs` rewrites what is between them, and
 # test_census.py fails while it differs from markdown_levels().
-README_BEGIN_RE = re.compile(r"^<!-- api-census LEVEL=([0-9.,]+): written by "
-                             r"make api-census-readme, do not edit -->\n", re.M)
-README_END = "<!-- end of api-census -->\n"
+DOC = "docs/compat.md"
+SECTION_BEGIN_RE = re.compile(r"^<!-- api-census LEVEL=([0-9.,]+): written by "
+                              r"make api-census-docs, do not edit -->\n", re.M)
+SECTION_END = "<!-- end of api-census -->\n"
 
 
-def readme_section(text, where="README.md"):
-    """(levels, start, end) of the census section of a README's text: the
+def doc_section(text, where=DOC):
+    """(levels, start, end) of the census section of a page's text: the
     levels its first marker names, and the span between the markers."""
-    m = README_BEGIN_RE.search(text)
-    end = text.find(README_END, m.end()) if m else -1
+    m = SECTION_BEGIN_RE.search(text)
+    end = text.find(SECTION_END, m.end()) if m else -1
     if not m or end < 0:
         raise RetrofiError("no census section (the lines '<!-- api-census LEVEL=...: written "
-                           "by make api-census-readme, do not edit -->' and "
-                           f"'{README_END.strip()}')", where=where,
+                           "by make api-census-docs, do not edit -->' and "
+                           f"'{SECTION_END.strip()}')", where=where,
                            fix="put the two marker lines back around the census table")
     return m.group(1).split(","), m.end(), end
 
 
-def update_readme(path, tree):
-    """Rewrite the census section of README `path` from tree's compat
+def update_doc(path, tree):
+    """Rewrite the census section of the page `path` from tree's compat
     layer; whether it changed."""
     text = open(path).read()
-    levels, start, end = readme_section(text, where=path)
+    levels, start, end = doc_section(text, where=path)
     new = text[:start] + markdown_levels(tree, levels) + "\n\n" + text[end:]
     if new == text:
         return False
@@ -414,16 +416,16 @@ def main(argv=None):
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--level",
                       help='an API level, e.g. "2.6.21", or several: "2.6.21,3.10,4.19"')
-    what.add_argument("--update-readme", metavar="README",
-                      help="rewrite the census section of README (between its api-census "
+    what.add_argument("--update-doc", metavar="PAGE",
+                      help="rewrite the census section of PAGE (between its api-census "
                            "markers) at the levels its first marker names")
     ap.add_argument("--tree", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="an output tree or this repository (default: the repository)")
     args = ap.parse_args(argv)
     try:
-        if args.update_readme:
-            changed = update_readme(args.update_readme, args.tree)
-            print(f"{args.update_readme}: census section "
+        if args.update_doc:
+            changed = update_doc(args.update_doc, args.tree)
+            print(f"{args.update_doc}: census section "
                   f"{'rewritten' if changed else 'already up to date'}")
             return 0
         levels = args.level.split(",")

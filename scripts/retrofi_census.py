@@ -19,7 +19,7 @@ empty: a guard or an include that keeps a shim out of the stack at that
 level would otherwise let the target's own API run unnoticed.
 
 The records as the compat layer's sources write them (guards, blocks,
-the README's API census table) are retrofi_api_census's.
+the API census table of docs/compat.md) are retrofi_api_census's.
 
 The ELF reader is this module's own (32/64-bit, either byte order), so no
 binutils are needed to read a census.

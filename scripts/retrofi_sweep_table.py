@@ -1,10 +1,10 @@
-"""The README's sweep table, written from a matrix report.
+"""The sweep table of docs/sweep.md, written from a matrix report.
 
 In:  a report.json of a sweep (`make matrix TARGETS=sweep-all`): its rows'
      target, Debian version, build result, built modules, the compile's
      seconds, shims in force, and why a row did no work (refused, not
      served).
-Out: the markdown between the README's sweep-table markers: one line of
+Out: the markdown between the page's sweep-table markers: one line of
      counts, then one table row per report row:
 
   | row | kernel (Debian version) | result | seconds | warnings | shims in force |
@@ -12,9 +12,9 @@ Out: the markdown between the README's sweep-table markers: one line of
 A built row has no warnings (any warning fails the build), so its
 warnings cell is 0; a row that built nothing has "-" there and for its
 shims.  `retrofi.py sweep-table REPORT` prints the block;
-`--update-readme README.md` (make sweep-table-readme REPORT=...)
+`--update-doc docs/sweep.md` (make sweep-table-docs REPORT=...)
 rewrites it in place.  parse() reads a block back into its cells, for the
-test that checks the README against the matrix and this generator.
+test that checks the page against the matrix and this generator.
 """
 
 import json
@@ -96,16 +96,19 @@ def _span(text, where):
     return start + len(BEGIN), end
 
 
-def update_readme(readme, rows):
-    text = open(readme, encoding="utf-8").read()
-    start, end = _span(text, readme)
+def update_doc(page, rows):
+    text = open(page, encoding="utf-8").read()
+    start, end = _span(text, page)
     new = text[:start] + "\n" + block(rows) + "\n" + text[end:]
-    with open(readme + ".tmp", "w", encoding="utf-8") as f:
+    with open(page + ".tmp", "w", encoding="utf-8") as f:
         f.write(new)
-    os.replace(readme + ".tmp", readme)
+    os.replace(page + ".tmp", page)
 
 
-def parse(text, where="README.md"):
+DOC = "docs/sweep.md"
+
+
+def parse(text, where=DOC):
     """The block in text: (counts line, [cells of each table row])."""
     start, end = _span(text, where)
     lines = text[start:end].strip().splitlines()

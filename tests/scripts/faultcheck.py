@@ -4,7 +4,7 @@ the fault cases proven in other files).
 Every fault case ends in one clear error naming the thing and the fix, a
 non-zero exit and nothing partial: assert_one_error() checks the first
 two, snapshot()/tree_state() the last.  CASES is the campaign's table
-(README.md's "Fault campaign"); a case proven in another file passes the
+(docs/faults.md's table); a case proven in another file passes the
 line its run printed to saw(), so the table quotes real output.
 """
 
@@ -15,6 +15,8 @@ import re
 
 import retrofi_kernels
 from conftest import REPO
+
+DOC = "docs/faults.md"  # the page whose table CASES is
 
 # (case, test, first line of what the user sees).  None: the line
 # test_faults.py's test saw as it ran ("@key": saw under that key).  A line
@@ -143,7 +145,7 @@ def saw(test, line):
     assert message and message[0] not in "@(", f"{test}: its row quotes no line"
     got = normalise(line.strip())
     assert re.fullmatch(row_pattern(message), got), \
-        f"README.md's fault table says {message!r}, the run printed {got!r}"
+        f"{DOC}'s fault table says {message!r}, the run printed {got!r}"
 
 
 ERROR = "retrofi: error:"

@@ -447,31 +447,31 @@ def test_an_out_of_line_block_of_a_header_chosen_by_the_preprocessor_pairs_by_it
         "'#if RETROFI_LINUX_LESS(7, 1, 0) && defined(RETROFI_OTHER)' records a shim"]
 
 
-# ---------------------------------------------------------------- the README's table
+# ---------------------------------------------------------------- the docs' table
 
-def test_the_readme_census_table_is_what_the_compat_layer_says():
-    readme = open(os.path.join(REPO, "README.md")).read()
-    levels, start, end = retrofi_api_census.readme_section(readme)
+def test_the_docs_census_table_is_what_the_compat_layer_says():
+    page = open(os.path.join(REPO, retrofi_api_census.DOC)).read()
+    levels, start, end = retrofi_api_census.doc_section(page)
     assert levels == ["2.6.21", "3.10", "4.19"]
-    assert readme[start:end] == retrofi_api_census.markdown_levels(REPO, levels) + "\n\n", \
-        "the README's census table is out of date: run make api-census-readme"
+    assert page[start:end] == retrofi_api_census.markdown_levels(REPO, levels) + "\n\n", \
+        f"{retrofi_api_census.DOC}'s census table is out of date: run make api-census-docs"
 
 
-def test_update_readme_rewrites_only_the_census_section(tmp_path):
-    readme = tmp_path / "README.md"
-    begin = "<!-- api-census LEVEL=2.6.24,4.4: written by make api-census-readme, do not edit -->"
-    readme.write_text(f"# x\n\nbefore\n{begin}\n- stale\n<!-- end of api-census -->\nafter\n")
+def test_update_doc_rewrites_only_the_census_section(tmp_path):
+    page = tmp_path / "compat.md"
+    begin = "<!-- api-census LEVEL=2.6.24,4.4: written by make api-census-docs, do not edit -->"
+    page.write_text(f"# x\n\nbefore\n{begin}\n- stale\n<!-- end of api-census -->\nafter\n")
     (tmp_path / "include" / "linux").mkdir(parents=True)
     (tmp_path / "include" / "linux" / "x.h").write_text(API_H)
-    assert retrofi_api_census.update_readme(str(readme), str(tmp_path))
-    text = readme.read_text()
+    assert retrofi_api_census.update_doc(str(page), str(tmp_path))
+    text = page.read_text()
     assert text.startswith(f"# x\n\nbefore\n{begin}\n- 2.6.24: 2 shimmed, 1 structural\n")
     assert text.endswith("\n\n<!-- end of api-census -->\nafter\n")
-    assert not retrofi_api_census.update_readme(str(readme), str(tmp_path))
-    readme.write_text("no markers\n")
+    assert not retrofi_api_census.update_doc(str(page), str(tmp_path))
+    page.write_text("no markers\n")
     with pytest.raises(RetrofiError) as e:
-        retrofi_api_census.update_readme(str(readme), str(tmp_path))
-    assert "no census section" in e.value.what and e.value.where == str(readme)
+        retrofi_api_census.update_doc(str(page), str(tmp_path))
+    assert "no census section" in e.value.what and e.value.where == str(page)
 
 
 # ---------------------------------------------------------------- shape rows

@@ -304,7 +304,7 @@ def test_a_row_the_archive_does_not_serve_fails_alone_and_the_others_run(tmp_pat
     assert open(first.logs["build"]).read().strip() == first.reason
     assert (second.target, second.build) == (cloud.name, "fail")
     assert "this kernel cannot load a Wi-Fi stack" in second.reason
-    # What the README's sweep table is written from (retrofi_sweep_table).
+    # What the sweep table of docs/sweep.md is written from (retrofi_sweep_table).
     assert (first.early, first.version) == ("not served", gone.version)
     assert (second.early, second.version) == ("refused", cloud.version)
     import retrofi_sweep_table

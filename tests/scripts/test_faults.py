@@ -18,10 +18,10 @@ build cases run in a farm instead (one extra build, and the shared build is
 left alone); the boot cases then use the shared one.
 
 CASES lists every case of the campaign, including those proven end to end
-by other test files; README.md's "Fault campaign" table is made from it
-and from the first error line each test here saw (RETROFI_FAULT_TABLE=FILE
-writes the table; test_the_readme_table_shows_what_the_user_sees keeps the
-README truthful).
+by other test files; the table of docs/faults.md is made from it and from
+the first error line each test here saw (RETROFI_FAULT_TABLE=FILE writes
+the table; test_the_docs_fault_table_shows_what_the_user_sees keeps the
+page truthful).
 """
 
 import json
@@ -42,6 +42,7 @@ import retrofi_matrix
 import retrofi_pins
 from conftest import CLI, PYTHON, REPO, lts_matrix, lts_source, require_root, run_cli
 from faultcheck import CASES, assert_one_error, normalise as _normalise, snapshot as _snapshot
+from faultcheck import DOC as FAULT_DOC
 
 # The campaign runs on the long-term source's stack (SOURCE=): the 6.12
 # build it finishes is the one the runner tests reuse.
@@ -762,7 +763,7 @@ def test_two_concurrent_matrix_runs_share_one_build(chain):
     resumed = [s for s in said if "[build] 6.12: resuming the unfinished build" in s]
     waited = [s for s in said if "[build] 6.12: waiting for another retrofi run" in s]
     assert len(resumed) == 1 and len(waited) == 1, said
-    # The line the README quotes: the wait for the build itself. Before it,
+    # The line docs/faults.md quotes: the wait for the build itself. Before it,
     # the waiting run may also have waited a moment for the lock of the
     # build's directory name (<cache>/build/.6.12-src6.12.lock), when both
     # runs got there at once.
@@ -890,23 +891,23 @@ def test_missing_qemu_is_one_error_before_any_build(chain, tmp_path):
 
 # ---------------------------------------------------------------- the table
 
-def test_the_readme_table_shows_what_the_user_sees():
-    """The README's table names every case and, for those this run saw,
-    the message the user saw."""
+def test_the_docs_fault_table_shows_what_the_user_sees():
+    """The table of docs/faults.md names every case and, for those this run
+    saw, the message the user saw."""
     table = _table(SEEN)
     where = os.environ.get("RETROFI_FAULT_TABLE")
     if where:
         with open(where, "w") as f:
             f.write(table)
-    readme = open(os.path.join(REPO, "README.md")).read()
+    page = open(os.path.join(REPO, FAULT_DOC)).read()
     for case, test, _ in CASES:
         key = test.split("::", 1)[1]
         row = next((l for l in table.splitlines() if l.startswith(f"| {case} |")), None)
         assert row is not None
         if key in SEEN or not test.startswith("test_faults.py"):
-            assert row in readme, f"README.md's fault table differs for {case!r}:\n{row}"
+            assert row in page, f"{FAULT_DOC}'s fault table differs for {case!r}:\n{row}"
         else:
-            assert f"| {case} |" in readme and f"`{test}` |" in readme, case
+            assert f"| {case} |" in page and f"`{test}` |" in page, case
 
 
 def test_every_line_the_table_quotes_from_another_file_is_checked_by_its_test():

@@ -1,4 +1,4 @@
-"""The README's sweep table: written from a sweep's report.json by
+"""The sweep table of docs/sweep.md: written from a sweep's report.json by
 retrofi_sweep_table, and checked here against what can be known without
 the sweep itself: the lock's sweep-all rows and their pinned versions,
 the modules the wifi defconfig selects, and the generator's own output
@@ -17,15 +17,15 @@ import retrofi_sweep_table
 from conftest import REPO, wifi_tree
 from retrofi_errors import RetrofiError
 
-README = os.path.join(REPO, "README.md")
+PAGE = os.path.join(REPO, retrofi_sweep_table.DOC)
 
 
-def readme_block():
-    return retrofi_sweep_table.parse(open(README, encoding="utf-8").read())
+def page_block():
+    return retrofi_sweep_table.parse(open(PAGE, encoding="utf-8").read())
 
 
 def row_of(cells):
-    """The report row a README table row states (what the generator needs)."""
+    """The report row a table row of the page states (what the generator needs)."""
     target, version, result, seconds, warnings, shims = cells
     common = dict(target=target, kind="build-only", boot="not run", version=version)
     if result == retrofi_sweep_table.NOT_SERVED:
@@ -46,28 +46,28 @@ def row_of(cells):
                               shims=[{"name": f"s{i}"} for i in range(int(shims))], **common)
 
 
-def test_the_readme_sweep_table_is_what_the_generator_writes_for_the_rows_it_states():
+def test_the_docs_sweep_table_is_what_the_generator_writes_for_the_rows_it_states():
     """Its counts line counts its rows, and every line has the generator's
     form: a hand edit of one cell or of the counts fails here."""
-    text = open(README, encoding="utf-8").read()
+    text = open(PAGE, encoding="utf-8").read()
     start, end = text.index(retrofi_sweep_table.BEGIN), text.index(retrofi_sweep_table.END)
     written = text[start + len(retrofi_sweep_table.BEGIN):end].strip()
-    _, cells = readme_block()
+    _, cells = page_block()
     assert retrofi_sweep_table.block([row_of(c) for c in cells]) == written
 
 
-def test_the_readme_sweep_table_has_every_sweep_all_row_with_its_pinned_version():
+def test_the_docs_sweep_table_has_every_sweep_all_row_with_its_pinned_version():
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     want = [(t.name, t.version) for t in m.select([retrofi_matrix.SWEEP_ALL])]
-    _, cells = readme_block()
+    _, cells = page_block()
     assert [(c[0], c[1]) for c in cells] == want, \
-        "the lock's rows moved: run the sweep again and `make sweep-table-readme`"
+        "the lock's rows moved: run the sweep again and `make sweep-table-docs`"
 
 
-def test_every_built_row_of_the_readme_sweep_table_has_the_modules_the_wifi_defconfig_selects(tmp_path):
+def test_every_built_row_of_the_docs_sweep_table_has_the_modules_the_wifi_defconfig_selects(tmp_path):
     sel = retrofi_selection.selection(wifi_tree(str(tmp_path / "t")))
     assert sel.errors == () and len(sel.modules) == 9, sel
-    _, cells = readme_block()
+    _, cells = page_block()
     built = [c for c in cells if c[2].startswith("ok, ")]
     assert built and all(c[2] == f"ok, {len(sel.modules)} modules" for c in built)
 
@@ -103,10 +103,10 @@ def test_the_generator_writes_each_kind_of_row_from_a_report(tmp_path):
         "| 5.10.0-30-amd64 | 5.10.218-1 | failed: net/wireless/nl80211.c:1: error: a\\|b | "
         "300.0 | - | - |",
     ]
-    readme = tmp_path / "README.md"
-    readme.write_text(f"before\n{retrofi_sweep_table.BEGIN}\nold\n{retrofi_sweep_table.END}\nafter\n")
-    retrofi_sweep_table.update_readme(str(readme), rows)
-    text = readme.read_text()
+    page = tmp_path / "sweep.md"
+    page.write_text(f"before\n{retrofi_sweep_table.BEGIN}\nold\n{retrofi_sweep_table.END}\nafter\n")
+    retrofi_sweep_table.update_doc(str(page), rows)
+    text = page.read_text()
     assert text.startswith(f"before\n{retrofi_sweep_table.BEGIN}\n**4 rows:") and \
         text.endswith(f"| - | - |\n{retrofi_sweep_table.END}\nafter\n") and "old" not in text
 
@@ -114,9 +114,9 @@ def test_the_generator_writes_each_kind_of_row_from_a_report(tmp_path):
 def test_a_report_whose_rows_lack_the_version_is_refused_naming_the_row(tmp_path):
     """A report of an older retrofi has no versions: one error, nothing written."""
     rows = [retrofi_report.Row("6.1.0-57-amd64", "build-only", "ok", "not run")]
-    readme = tmp_path / "README.md"
-    readme.write_text(f"{retrofi_sweep_table.BEGIN}\nold\n{retrofi_sweep_table.END}\n")
+    page = tmp_path / "sweep.md"
+    page.write_text(f"{retrofi_sweep_table.BEGIN}\nold\n{retrofi_sweep_table.END}\n")
     with pytest.raises(RetrofiError) as e:
-        retrofi_sweep_table.update_readme(str(readme), rows)
+        retrofi_sweep_table.update_doc(str(page), rows)
     assert "row 6.1.0-57-amd64 has no Debian version" in str(e.value)
-    assert "old" in readme.read_text()
+    assert "old" in page.read_text()
