@@ -32,6 +32,7 @@ help:
 	@echo "make generate        write the output tree under out/ (SOURCE=newest|6.12|7.3: that source's)"
 	@echo "make release         generate and pack out/retrofi-<source version>.tar.xz (+ .sha256)"
 	@echo "make deb             release, then out/retrofi-dkms_<source version>-1_all.deb (DKMS)"
+	@echo "make firmware-report KLIB=DIR  the firmware the modules ask for, and the Debian package shipping each"
 	@echo "make api-bounds      which served ABIs have each shimmed API (compat/api-bounds.txt), checked"
 	@echo "make refresh         the drift of the newest source served (SOURCE=...: another):"
 	@echo "                     rules, copy list, included headers, Kbuild object lists"
@@ -147,6 +148,21 @@ api-census:
 	@test -n "$(LEVEL)" || { echo "retrofi: error: make api-census needs LEVEL=<kernel version>"; \
 	  echo "  fix: e.g. make api-census LEVEL=2.6.21"; exit 2; }
 	$(PYTHON) scripts/retrofi_api_census.py --level "$(LEVEL)"
+
+# make firmware-report KLIB=<dir of built .ko files, or /lib/modules/RELEASE>
+# [RELEASE=bookworm|bullseye|trixie] [FW_JSON=out/firmware-report.json] [STRICT=1]:
+# the firmware files the modules ask for (MODULE_FIRMWARE, iwlwifi's API
+# ranges from the source tree) and which Debian package of the release, or
+# of a newer suite, ships each (docs/firmware.md). STRICT=1: exit 2 when a
+# file is shipped by no suite.
+FW_JSON ?= out/firmware-report.json
+.PHONY: firmware-report
+firmware-report:
+	@test -n "$(KLIB)" || { echo "retrofi: error: make firmware-report needs KLIB=<dir>"; \
+	  echo "  fix: e.g. make firmware-report KLIB=/lib/modules/\$$(uname -r)"; exit 2; }
+	@src=$$($(RETROFI) kernels --source-path) && \
+	$(PYTHON) scripts/retrofi_firmware.py "$(KLIB)" --source "$$src" --json "$(FW_JSON)" \
+	  $(if $(RELEASE),--release "$(RELEASE)") $(if $(STRICT),--strict)
 
 # The census table of docs/compat.md, rewritten from the compat layer
 # (test_census.py fails while it is out of date).

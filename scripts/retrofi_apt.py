@@ -131,9 +131,15 @@ def parse_depends(depends):
 class PrivateApt:
     """apt-get/apt-cache run with a config that lives in the cache."""
 
-    def __init__(self, cache_dir, suites, mirror_map=None):
+    def __init__(self, cache_dir, suites, mirror_map=None, components=("main",)):
         self.suites = tuple(suites)
-        self.root = os.path.join(cache_dir, "apt", "+".join(self.suites))
+        self.components = tuple(components)
+        # main alone keeps the directory name it always had; other
+        # components get their own, so that no two configs share lists.
+        name = "+".join(self.suites)
+        if self.components != ("main",):
+            name += "@" + "+".join(self.components)
+        self.root = os.path.join(cache_dir, "apt", name)
         self.mirrors = mirror_map or mirrors()
         self.conf = os.path.join(self.root, "apt.conf")
         self._updated = False
@@ -149,7 +155,7 @@ class PrivateApt:
         lines = []
         for suite in self.suites:
             uri = self.mirrors["debian-security" if suite.endswith("-security") else "debian"]
-            lines.append(f"deb [signed-by={KEYRING}] {uri} {suite} main\n")
+            lines.append(f"deb [signed-by={KEYRING}] {uri} {suite} {' '.join(self.components)}\n")
         _write_if_changed(os.path.join(r, "etc", "sources.list"), "".join(lines))
         conf = f'''// retrofi private apt configuration: generated, do not edit.
 Dir "{r}/";

@@ -52,6 +52,9 @@ class Row:
     # Why the row did no work: "refused" (the base kernel cannot host the
     # stack), "not served" (the archive serves no package), "" (it ran).
     early: str = ""
+    # The firmware the built modules ask for and which Debian package
+    # ships it (retrofi_firmware.for_row; {} when no report was made).
+    firmware: dict = dataclasses.field(default_factory=dict)
 
     @property
     def ok(self):

@@ -19,6 +19,7 @@ import retrofi_accel
 import retrofi_boot
 import retrofi_build
 import retrofi_census
+import retrofi_firmware
 import retrofi_generate
 import retrofi_initramfs
 import retrofi_interrupt
@@ -91,6 +92,25 @@ def _census(target, b, row):
         row.reason = (f"{len(missing)} shims that must be in force at API level "
                       f"{target.api_level} are in no module: {', '.join(missing)}")
         say(target.name, row.reason)
+
+
+def _firmware(target, b, kernel, row, tdir):
+    """The row's firmware report (docs/firmware.md): a note with its
+    summary, the table in <report>/<target>/firmware.txt.  A report that
+    cannot be made (no network for a first fetch) is a note, never a
+    failed row: the firmware is the user's to install."""
+    try:
+        data, text = retrofi_firmware.for_row(b.tree, b.modules, kernel,
+                                              retrofi_kernels.cache_dir(),
+                                              say=lambda m: say(target.name, m))
+    except RetrofiError as e:
+        row.notes.append(f"firmware report not made: {e.what} ({e.where})")
+        return
+    row.firmware = data
+    row.logs["firmware"] = os.path.join(tdir, "firmware.txt")
+    with open(row.logs["firmware"], "w") as f:
+        f.write(text + "\n")
+    row.notes.append(retrofi_firmware.row_line(data))
 
 
 def lacked_probes(tree):
@@ -219,6 +239,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         else:
             row.notes += [f"not selected: {m} ({why})" for m, why in b.off]
             _census(target, b, row)
+            if target.kind != "shape":
+                _firmware(target, b, kernel, row, tdir)
             if target.kind == retrofi_matrix.BUILD_ONLY:
                 lacks = lacked_probes(b.tree)
                 row.notes.append("probes: the target lacks " + (", ".join(lacks) or "none")
