@@ -352,6 +352,7 @@ def install_lines(found, release_suite):
 def to_json(found, release, suites, suffixes):
     return {
         "release": release,
+        "ladder": list(suites),
         "suites": {s: [{"package": p.package, "version": p.version} for p in v]
                    for s, v in suites.items()},
         "compressed": suffixes,
@@ -410,18 +411,39 @@ def guess_release(kernelrelease):
     return {"5.10": "bullseye", "6.1": "bookworm"}.get(m.group(1)) if m else None
 
 
+def rtw89_walks(source):
+    """{name MODULE_FIRMWARE gives: (tried, walk)} from a source tree's
+    rtw89 chip files: #define X_FW_BASENAME "rtw89/..._fw" with
+    X_FW_FORMAT_MAX N names BASENAME-N.bin (BASENAME.bin for 0), and the
+    driver tries formats N down to 0 (rtw89_fw_get_filename())."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(source, "drivers/net/wireless/realtek/rtw89/*.c"))):
+        defs = _defines(open(path, encoding="utf-8", errors="replace").read())
+        for macro, (params, body) in defs.items():
+            if params or not macro.endswith("_FW_BASENAME"):
+                continue
+            fmt_macro = macro[:-len("BASENAME")] + "FORMAT_MAX"
+            if fmt_macro not in defs:
+                continue
+            base, top = _string(body, defs, path), _int(fmt_macro, defs, path)
+            names = tuple(f"{base}-{n}.bin" if n > 0 else f"{base}.bin" for n in range(top, -1, -1))
+            out[names[0]] = (names, f"format {top}..0")
+    return out
+
+
 def walks_of(source, paths):
-    """(iwlwifi ranges, ath10k walks) from a source tree (the kernel's,
-    or a built output tree, which keeps the kernel's paths); each {} when
-    the tree lacks that driver."""
+    """(iwlwifi ranges, ath10k's and rtw89's walks) from a source tree
+    (the kernel's, or a built output tree, which keeps the kernel's
+    paths); each {} when the tree lacks that driver."""
     if not source:
         return {}, {}
     ranges = iwlwifi_ranges(source) if os.path.isdir(
         os.path.join(source, "drivers/net/wireless/intel/iwlwifi/cfg")) else {}
-    walks = {}
+    plain = [(r.module, r.name) for r in requests(paths)[0]]
+    rtw89 = rtw89_walks(source)
+    walks = {(m, n): rtw89[n] for m, n in plain if m.startswith("rtw89") and n in rtw89}
     if os.path.isfile(os.path.join(source, "drivers/net/wireless/ath/ath10k/hw.h")):
-        plain, _ = requests(paths)
-        walks = ath10k_walks(source, [(r.module, r.name) for r in plain])
+        walks.update(ath10k_walks(source, plain))
     return ranges, walks
 
 

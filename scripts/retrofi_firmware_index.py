@@ -15,6 +15,7 @@ no network; refresh=True runs `apt-get update` first.
 """
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -41,12 +42,13 @@ PACKAGES = ("firmware-iwlwifi", "firmware-misc-nonfree", "firmware-realtek",
             "wireless-regdb")
 INDEX_FORMAT = 2
 
-# release -> the suites to look in, the release's own first.  bullseye's
-# backports are no longer served by Debian's mirrors (archived), so a
-# bullseye user's newer firmware comes from bookworm.
+# release -> the suites to look in: the release, its backports, the next
+# release and its backports (firmware packages are Architecture: all and
+# depend on nothing, so a newer suite's installs on an older release).
+# bullseye's backports are no longer served by Debian's mirrors (archived).
 LADDERS = {
     "bullseye": ("bullseye", "bookworm", "bookworm-backports"),
-    "bookworm": ("bookworm", "bookworm-backports", "trixie"),
+    "bookworm": ("bookworm", "bookworm-backports", "trixie", "trixie-backports"),
     "trixie": ("trixie", "trixie-backports"),
 }
 
@@ -162,6 +164,33 @@ def _lists_present(apt):
                for s in want for c in apt.components)
 
 
+def _newest(apt, cache, packages):
+    """[retrofi_apt.Package] the newest version of each of packages the
+    suite's lists name.  apt-cache reads all of a suite's lists (main's
+    are large), so the answer is kept under <cache>/firmware/suites/,
+    keyed by the signed InRelease files the lists came with."""
+    h = hashlib.sha256(repr((apt.components, tuple(packages))).encode())
+    lists = os.path.join(apt.root, "lists")
+    for f in sorted(os.listdir(lists)):
+        if f.endswith("_InRelease"):
+            h.update(f.encode() + open(os.path.join(lists, f), "rb").read())
+    path = os.path.join(cache, "firmware", "suites", f"{h.hexdigest()}.json")
+    try:
+        return [retrofi_apt.Package(**p) for p in json.load(open(path))]
+    except (OSError, ValueError, TypeError):
+        pass
+    found = []
+    for name in packages:
+        versions = apt.versions(name)
+        if versions:
+            found.append(max(versions, key=lambda p: retrofi_debversion.sort_key(p.version)))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump([dataclasses.asdict(p) for p in found], f)
+    os.replace(path + ".tmp", path)
+    return found
+
+
 def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES):
     """[Shipped] of the firmware packages suite serves (newest version of
     each).  Network only when the suite's lists or a package's index are
@@ -176,11 +205,8 @@ def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES):
         else:
             apt.write_config()
         shipped = []
-        for name in packages:
-            versions = apt.versions(name)
-            if not versions:
-                continue
-            pkg = max(versions, key=lambda p: retrofi_debversion.sort_key(p.version))
+        for pkg in _newest(apt, cache, packages):
+            name = pkg.name
             files = _cached(cache, pkg)
             if files is None:
                 say(f"[firmware] {suite}: listing {name} {pkg.version} ({pkg.size // 1024} KiB)")

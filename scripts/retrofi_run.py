@@ -95,8 +95,9 @@ def _census(target, b, row):
 
 
 def _firmware(target, b, kernel, row, tdir):
-    """The row's firmware report (docs/firmware.md): a note with its
-    summary, the table in <report>/<target>/firmware.txt.  A report that
+    """The firmware report of a row built against a Debian kernel
+    (docs/firmware.md): a note with its summary, the table in
+    <report>/<target>/firmware.txt.  A report that
     cannot be made (no network for a first fetch) is a note, never a
     failed row: the firmware is the user's to install."""
     try:
@@ -239,7 +240,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         else:
             row.notes += [f"not selected: {m} ({why})" for m, why in b.off]
             _census(target, b, row)
-            if target.kind != "shape":
+            if target.kind in ("real", retrofi_matrix.BUILD_ONLY) and b.modules:
                 _firmware(target, b, kernel, row, tdir)
             if target.kind == retrofi_matrix.BUILD_ONLY:
                 lacks = lacked_probes(b.tree)

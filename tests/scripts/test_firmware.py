@@ -166,6 +166,22 @@ def test_ath10k_walks_its_firmware_api_and_falls_back_from_board_2(tmp_path):
     assert ("iwlwifi", "ath10k/x/firmware-4.bin") not in w
 
 
+def test_rtw89_walks_its_firmware_formats_down_to_the_plain_name(tmp_path):
+    chip = tmp_path / "drivers/net/wireless/realtek/rtw89/rtw8852c.c"
+    chip.parent.mkdir(parents=True)
+    chip.write_text('#define RTW8852C_FW_FORMAT_MAX 2\n#define RTW8852C_FW_BASENAME "rtw89/rtw8852c_fw"\n'
+                    '#define RTW8852C_MODULE_FIRMWARE \\\n'
+                    '\tRTW89_GEN_MODULE_FWNAME(RTW8852C_FW_BASENAME, RTW8852C_FW_FORMAT_MAX)\n')
+    mod = make_module(str(tmp_path / "m"), "rtw89_8852c", ["rtw89/rtw8852c_fw-2.bin"])
+    ranges, walks = fw.walks_of(str(tmp_path), [mod])
+    reqs, _ = fw.requests([mod], ranges, walks)
+    assert reqs[0].tried == ("rtw89/rtw8852c_fw-2.bin", "rtw89/rtw8852c_fw-1.bin",
+                             "rtw89/rtw8852c_fw.bin")
+    suites = {"bookworm": [shipped("bookworm", "firmware-realtek", ["rtw89/rtw8852c_fw.bin"])]}
+    found = fw.resolve(reqs, suites)
+    assert (found[0].status, found[0].file) == ("release", "rtw89/rtw8852c_fw.bin")
+
+
 # ---------------------------------------------------------------- resolve
 
 def test_each_file_is_found_in_the_release_or_a_newer_suite_with_its_install_line():
@@ -316,3 +332,26 @@ def test_a_firmware_report_that_cannot_be_made_is_a_note_not_a_failed_row(tmp_pa
     assert row.build == "ok" and row.firmware == {}
     assert row.notes == ["firmware report not made: cannot fetch the package lists for suites "
                          "bookworm (apt)"]
+
+
+def test_the_runner_adds_the_firmware_report_to_a_real_rows_build(tmp_path, monkeypatch):
+    import types
+    import retrofi_build
+    import retrofi_matrix
+    import retrofi_run
+    repo = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    make_module(str(tmp_path / "tree"), "carl9170", ["carl9170-1.fw"])
+    built = types.SimpleNamespace(ok=True, tree=str(tmp_path / "tree"), reason="",
+                                  modules=("carl9170.ko",), seconds=0.0, off=(),
+                                  summary=lambda: "built")
+    monkeypatch.setattr(retrofi_build, "build", lambda *a, **k: built)
+    monkeypatch.setattr(retrofi_run, "_census", lambda *a: None)
+    suites = {"bookworm": [shipped("bookworm", "firmware-linux-free", ["carl9170-1.fw"])]}
+    monkeypatch.setattr(idx, "release_packages", lambda *a, **k: suites)
+    kernel = types.SimpleNamespace(kernelrelease="6.1.0-57-amd64", name="6.1", version="",
+                                   headers=str(tmp_path))
+    row = retrofi_run.run_target(repo.target("6.1"), kernel, str(tmp_path),
+                                 str(tmp_path / "report"), boot=False)
+    assert "firmware: 1 files asked, 1 in bookworm, 0 in no package; " \
+        "apt-get install firmware-linux-free" in row.notes
+    assert row.firmware["files"][0]["package"] == "firmware-linux-free"
