@@ -139,7 +139,7 @@ def requests(paths, ranges=None, walks=None):
         info = modinfo(p)
         name = (info.get("name") or [re.sub(r"\.ko(\.\w+)?$", "", os.path.basename(p))])[0]
         name = name.replace("-", "_")
-        fws = info.get("firmware", [])
+        fws = list(dict.fromkeys(info.get("firmware", [])))   # a name given twice counts once
         ucodes = [fw for fw in fws if fw.endswith(".ucode")]
         mine = [fw for fw in ucodes if fw in ranges] if name == "iwlwifi" else []
         use = bool(mine) and len(mine) == len(ucodes)
@@ -224,9 +224,9 @@ def iwlwifi_ranges(source):
             ranges[r.prefix + r.fmt % r.hi] = (tuple(r.names()), f"API {r.hi}..{r.lo}")
         for m in re.finditer(r"^IWL_(FW_AND_PNVM|CORE_FW)\(\s*(\w+)\s*,\s*(\w+)\s*\);", text, re.M):
             kind, pre, max_macro = m.groups()
-            fmt = "-%d.ucode" if kind == "FW_AND_PNVM" else "-c%d.ucode"
+            fmt, what = ("-%d.ucode", "API") if kind == "FW_AND_PNVM" else ("-c%d.ucode", "core")
             r = _range(_string(pre, defs, path), fmt, max_macro, defs, path)
-            ranges[r.prefix + r.fmt % r.hi] = (tuple(r.names()), f"core {r.hi}..{r.lo}")
+            ranges[r.prefix + r.fmt % r.hi] = (tuple(r.names()), f"{what} {r.hi}..{r.lo}")
     return ranges
 
 

@@ -50,12 +50,14 @@ BOOKWORM = {
 
 def test_firmware_entries_are_read_from_the_modinfo_of_plain_and_xz_modules(tmp_path):
     ko = make_module(str(tmp_path / "m"), "rtw88_8822c", ["rtw88/rtw8822c_fw.bin",
-                                                         "rtw88/rtw8822c_wow_fw.bin"])
+                                                         "rtw88/rtw8822c_wow_fw.bin",
+                                                         "rtw88/rtw8822c_fw.bin"])
     with open(ko, "rb") as f, open(ko + ".xz", "wb") as out:
         out.write(lzma.compress(f.read(), format=lzma.FORMAT_XZ))
     os.rename(ko, str(tmp_path / "plain.ko"))
     for path in (str(tmp_path / "plain.ko"), ko + ".xz"):
-        assert fw.modinfo(path)["firmware"] == ["rtw88/rtw8822c_fw.bin", "rtw88/rtw8822c_wow_fw.bin"]
+        assert fw.modinfo(path)["firmware"] == ["rtw88/rtw8822c_fw.bin", "rtw88/rtw8822c_wow_fw.bin",
+                                                "rtw88/rtw8822c_fw.bin"]
     reqs, notes = fw.requests(fw.module_files(str(tmp_path)))
     assert [(r.module, r.name) for r in reqs] == [("rtw88_8822c", "rtw88/rtw8822c_fw.bin"),
                                                   ("rtw88_8822c", "rtw88/rtw8822c_wow_fw.bin")] * 2
@@ -114,6 +116,7 @@ def test_iwlwifi_api_ranges_are_parsed_from_the_three_cfg_forms(tmp_path):
     assert r["iwlwifi-bz-a0-fm-b0-c101.ucode"] == (("iwlwifi-bz-a0-fm-b0-c101.ucode",
                                                     "iwlwifi-bz-a0-fm-b0-c100.ucode"), "core 101..100")
     assert r["iwlwifi-so-a0-gf-a0-89.ucode"][0][-1] == "iwlwifi-so-a0-gf-a0-86.ucode"
+    assert r["iwlwifi-so-a0-gf-a0-89.ucode"][1] == "API 89..86"
 
 
 def test_an_iwlwifi_macro_form_the_parser_does_not_know_is_refused(tmp_path):
