@@ -150,7 +150,7 @@ api-census:
 	$(PYTHON) scripts/retrofi_api_census.py --level "$(LEVEL)"
 
 # make firmware-report KLIB=<dir of built .ko files, or /lib/modules/RELEASE>
-# [RELEASE=bookworm|bullseye|trixie] [FW_JSON=out/firmware-report.json] [STRICT=1]:
+# [RELEASE=bookworm|bullseye|trixie] [KCONFIG=.config] [FW_JSON=out/firmware-report.json] [STRICT=1]:
 # the firmware files the modules ask for (MODULE_FIRMWARE, iwlwifi's API
 # ranges from the source tree) and which Debian package of the release, or
 # of a newer suite, ships each (docs/firmware.md). STRICT=1: exit 2 when a
@@ -162,7 +162,7 @@ firmware-report:
 	  echo "  fix: e.g. make firmware-report KLIB=/lib/modules/\$$(uname -r)"; exit 2; }
 	@src=$$($(RETROFI) kernels --source-path) && \
 	$(PYTHON) scripts/retrofi_firmware.py "$(KLIB)" --source "$$src" --json "$(FW_JSON)" \
-	  $(if $(RELEASE),--release "$(RELEASE)") $(if $(STRICT),--strict)
+	  $(if $(RELEASE),--release "$(RELEASE)") $(if $(KCONFIG),--config "$(KCONFIG)") $(if $(STRICT),--strict)
 
 # The census table of docs/compat.md, rewritten from the compat layer
 # (test_census.py fails while it is out of date).

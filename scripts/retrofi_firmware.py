@@ -461,6 +461,9 @@ def report(klib, release=None, source=None, config=None, cache=None, refresh=Fal
                                where=klib, fix="pass RELEASE=bookworm (or bullseye, trixie)")
     ranges, walks = walks_of(source, paths)
     reqs, notes = requests(paths, ranges, walks)
+    if config and not os.path.isfile(config):
+        raise RetrofiError("no such kernel .config", where=config,
+                           fix="pass the .config the modules were built for (--config, KCONFIG=)")
     config = config or find_config(klib)
     suffixes = loadable_suffixes(open(config).read()) if config else None
     suites = retrofi_firmware_index.release_packages(cache, release, refresh, say)
@@ -469,7 +472,7 @@ def report(klib, release=None, source=None, config=None, cache=None, refresh=Fal
     data["klib"], data["config"], data["source"] = os.path.abspath(klib), config, source
     data["notes"] = notes + ([] if config else [
         "no kernel .config found beside KLIB: compressed firmware counted as loadable, unchecked "
-        "(pass --config)"])
+        "(pass --config; make: KCONFIG=)"])
     return found, data
 
 
@@ -506,7 +509,7 @@ def row_line(data):
 
 def main(argv=None):
     import retrofi_kernels
-    ap = argparse.ArgumentParser(prog="retrofi.py firmware-report",
+    ap = argparse.ArgumentParser(prog="retrofi_firmware.py",
                                  description="the firmware the built modules ask for, and which "
                                              "Debian package of the release (or a newer suite) ships it")
     ap.add_argument("klib", help="a directory of built .ko files, or /lib/modules/RELEASE")

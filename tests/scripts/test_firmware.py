@@ -73,6 +73,13 @@ def test_a_wrong_klib_is_one_clear_error(tmp_path):
         assert p.stdout == ""
 
 
+def test_a_missing_kernel_config_is_one_clear_error(tmp_path):
+    make_module(str(tmp_path), "carl9170", ["carl9170-1.fw"])
+    p = subprocess.run([PYTHON, SCRIPT, str(tmp_path), "--config", str(tmp_path / "nope")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 1 and "no such kernel .config" in p.stderr and p.stdout == ""
+
+
 def test_the_debian_release_comes_from_the_kernel_release():
     assert fw.guess_release("6.1.0-57-amd64") == "bookworm"
     assert fw.guess_release("5.10.0-46-amd64") == "bullseye"
