@@ -448,7 +448,7 @@ def walks_of(source, paths):
 
 
 def report(klib, release=None, source=None, config=None, cache=None, refresh=False, say=print,
-           paths=None, kernelrelease=None):
+           paths=None, kernelrelease=None, offline=False):
     """(found, json data) for the modules under klib (or the module files
     paths, when given)."""
     paths = paths if paths is not None else module_files(klib)
@@ -466,7 +466,8 @@ def report(klib, release=None, source=None, config=None, cache=None, refresh=Fal
                            fix="pass the .config the modules were built for (--config, KCONFIG=)")
     config = config or find_config(klib)
     suffixes = loadable_suffixes(open(config).read()) if config else None
-    suites = retrofi_firmware_index.release_packages(cache, release, refresh, say)
+    suites = retrofi_firmware_index.release_packages(cache, release, refresh, say,
+                                                     offline=offline)
     found = resolve(reqs, suites, suffixes)
     data = to_json(found, release, suites, suffixes)
     data["klib"], data["config"], data["source"] = os.path.abspath(klib), config, source
@@ -476,16 +477,19 @@ def report(klib, release=None, source=None, config=None, cache=None, refresh=Fal
     return found, data
 
 
-def for_row(tree, modules, kernel, cache, say=print):
+def for_row(tree, modules, kernel, cache, say=print, offline=False):
     """A matrix row's firmware report: (data for the report's JSON, the
     table's text) for a build's modules (paths relative to tree), its
     kernel (retrofi_kernels.KernelTree: its release string and .config)
-    and tree as the source of the drivers' API walks."""
+    and tree as the source of the drivers' walks.  offline: only what the
+    cache holds (RETROFI_FIRMWARE_OFFLINE=1; the tests set it)."""
     paths = [os.path.join(tree, m) for m in modules]
     config = os.path.join(kernel.headers, ".config")
     found, data = report(tree, None, tree, config if os.path.isfile(config) else None, cache,
-                         say=say, paths=paths, kernelrelease=kernel.kernelrelease)
+                         say=say, paths=paths, kernelrelease=kernel.kernelrelease,
+                         offline=offline)
     data["summary"] = summary(found)
+    data["line"] = row_line(data)
     text = table(found, retrofi_firmware_index.ladder(data["release"])[0]) if found else \
         "no module asks for firmware"
     return data, text

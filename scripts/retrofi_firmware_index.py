@@ -191,14 +191,17 @@ def _newest(apt, cache, packages):
     return found
 
 
-def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES):
+def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES, offline=False):
     """[Shipped] of the firmware packages suite serves (newest version of
     each).  Network only when the suite's lists or a package's index are
-    not in the cache yet, or refresh is set."""
+    not in the cache yet, or refresh is set; offline: never, an index not
+    in the cache is an error."""
     apt = retrofi_apt.PrivateApt(cache, [suite], components=components(suite))
     lockdir = os.path.join(cache, "firmware")
     os.makedirs(lockdir, exist_ok=True)
     with retrofi_fs.dir_lock(lockdir, shared=False):
+        if offline and (refresh or not _lists_present(apt)):
+            raise _not_cached(suite, apt.root)
         if refresh or not _lists_present(apt):
             say(f"[firmware] apt-get update for {suite} ({' '.join(apt.components)})")
             apt.update()
@@ -208,6 +211,8 @@ def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES):
         for pkg in _newest(apt, cache, packages):
             name = pkg.name
             files = _cached(cache, pkg)
+            if files is None and offline:
+                raise _not_cached(suite, f"{pkg.name} {pkg.version}")
             if files is None:
                 say(f"[firmware] {suite}: listing {name} {pkg.version} ({pkg.size // 1024} KiB)")
                 files = _list_deb(apt, pkg, cache)
@@ -215,6 +220,15 @@ def suite_packages(cache, suite, refresh=False, say=print, packages=PACKAGES):
     return shipped
 
 
-def release_packages(cache, release, refresh=False, say=print, packages=PACKAGES):
+def _not_cached(suite, where):
+    return RetrofiError(f"the firmware index of {suite} is not in the cache, and this run "
+                        f"does not fetch (RETROFI_FIRMWARE_OFFLINE=1)", where=where,
+                        fix="run `make firmware-report KLIB=...` once with the network, "
+                            "or unset RETROFI_FIRMWARE_OFFLINE")
+
+
+def release_packages(cache, release, refresh=False, say=print, packages=PACKAGES,
+                     offline=False):
     """{suite: [Shipped]} for every suite of the release's ladder, in order."""
-    return {s: suite_packages(cache, s, refresh, say, packages) for s in ladder(release)}
+    return {s: suite_packages(cache, s, refresh, say, packages, offline)
+            for s in ladder(release)}

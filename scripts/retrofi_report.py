@@ -53,7 +53,8 @@ class Row:
     # stack), "not served" (the archive serves no package), "" (it ran).
     early: str = ""
     # The firmware the built modules ask for and which Debian package
-    # ships it (retrofi_firmware.for_row; {} when no report was made).
+    # ships it (retrofi_firmware.for_row; {} for a row without one, only
+    # {"line": why} when it could not be made).  "line" goes under the table.
     firmware: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -86,6 +87,8 @@ def table(rows):
     for r in rows:
         for n in r.notes:
             out.append(f"{r.target}: {n}")
+        if r.firmware.get("line"):
+            out.append(f"{r.target}: {r.firmware['line']}")
         if r.reason and not r.ok:
             out.append(f"{r.target}: {r.reason}")
     return "\n".join(out)

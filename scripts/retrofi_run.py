@@ -96,22 +96,24 @@ def _census(target, b, row):
 
 def _firmware(target, b, kernel, row, tdir):
     """The firmware report of a row built against a Debian kernel
-    (docs/firmware.md): a note with its summary, the table in
-    <report>/<target>/firmware.txt.  A report that
-    cannot be made (no network for a first fetch) is a note, never a
-    failed row: the firmware is the user's to install."""
+    (docs/firmware.md): row.firmware (its line goes under the report's
+    table), the table in <report>/<target>/firmware.txt.  A report that
+    cannot be made (no network for a first fetch) says why there, never
+    fails the row: the firmware is the user's to install."""
     try:
-        data, text = retrofi_firmware.for_row(b.tree, b.modules, kernel,
-                                              retrofi_kernels.cache_dir(),
-                                              say=lambda m: say(target.name, m))
+        data, text = retrofi_firmware.for_row(
+            b.tree, b.modules, kernel, retrofi_kernels.cache_dir(),
+            say=lambda m: say(target.name, m),
+            offline=os.environ.get("RETROFI_FIRMWARE_OFFLINE") == "1")
     except RetrofiError as e:
-        row.notes.append(f"firmware report not made: {e.what} ({e.where})")
+        row.firmware = {"line": f"firmware report not made: {e.what} ({e.where})"}
+        say(target.name, row.firmware["line"])
         return
     row.firmware = data
     row.logs["firmware"] = os.path.join(tdir, "firmware.txt")
     with open(row.logs["firmware"], "w") as f:
         f.write(text + "\n")
-    row.notes.append(retrofi_firmware.row_line(data))
+    say(target.name, data["line"])
 
 
 def lacked_probes(tree):

@@ -256,6 +256,19 @@ def test_names_a_postinst_installs_as_alternatives_count_as_shipped():
     assert idx.parse_alternatives(script) == {"regulatory.db", "regulatory.db.p7s"}
 
 
+def test_an_offline_run_without_the_index_in_the_cache_says_so_and_fetches_nothing(
+        tmp_path, monkeypatch):
+    import retrofi_apt
+
+    def no_network(self):
+        raise AssertionError("an offline run ran apt-get update")
+    monkeypatch.setattr(retrofi_apt.PrivateApt, "update", no_network)
+    with pytest.raises(RetrofiError) as e:
+        idx.release_packages(str(tmp_path), "bookworm", offline=True)
+    assert "firmware index of bookworm is not in the cache" in e.value.what
+    assert "make firmware-report" in e.value.fix
+
+
 def test_an_unknown_release_is_refused():
     with pytest.raises(RetrofiError) as e:
         idx.ladder("buster")
@@ -290,6 +303,8 @@ def test_a_suites_firmware_packages_are_fetched_signed_listed_and_cached(tmp_pat
     finally:
         retrofi_apt.PrivateApt.update = monkey
     assert again == {p: s.files for p, s in got.items()}
+    offline = idx.suite_packages(cache, "bullseye", packages=few, offline=True)
+    assert {s.package for s in offline} == set(few)
 
 
 # ---------------------------------------------------------------- the row
@@ -314,9 +329,10 @@ def test_a_rows_report_carries_the_firmware_of_the_modules_it_built(tmp_path, mo
     monkeypatch.setattr(idx, "release_packages", lambda cache, release, *a, **k: BOOKWORM)
     row = retrofi_report.Row("6.1", "real", "ok", "not run")
     retrofi_run._firmware(target, build, kernel, row, str(tmp_path))
-    assert row.notes == ["firmware: 2 files asked, 1 in bookworm, 1 only in bookworm-backports, "
-                         "0 in no package; apt-get install firmware-realtek; "
-                         "apt-get install -t bookworm-backports firmware-mediatek"]
+    line = ("6.1: firmware: 2 files asked, 1 in bookworm, 1 only in bookworm-backports, "
+            "0 in no package; apt-get install firmware-realtek; "
+            "apt-get install -t bookworm-backports firmware-mediatek")
+    assert line in retrofi_report.table([row]).splitlines() and row.notes == []
     assert row.firmware["compressed"] == {".xz": True, ".zst": False}
     assert "mediatek/mt7916_wm.bin" in open(row.logs["firmware"]).read()
     # It survives the report's JSON.
@@ -339,9 +355,10 @@ def test_a_firmware_report_that_cannot_be_made_is_a_note_not_a_failed_row(tmp_pa
                           types.SimpleNamespace(tree=str(tree), modules=("carl9170.ko",)),
                           types.SimpleNamespace(headers=str(tmp_path), kernelrelease="6.1.0-57-amd64"),
                           row, str(tmp_path))
-    assert row.build == "ok" and row.firmware == {}
-    assert row.notes == ["firmware report not made: cannot fetch the package lists for suites "
-                         "bookworm (apt)"]
+    assert row.build == "ok"
+    assert row.firmware == {"line": "firmware report not made: cannot fetch the package lists "
+                                    "for suites bookworm (apt)"}
+    assert "6.1: firmware report not made" in retrofi_report.table([row])
 
 
 def test_the_runner_adds_the_firmware_report_to_a_real_rows_build(tmp_path, monkeypatch):
@@ -358,10 +375,11 @@ def test_the_runner_adds_the_firmware_report_to_a_real_rows_build(tmp_path, monk
     monkeypatch.setattr(retrofi_run, "_census", lambda *a: None)
     suites = {"bookworm": [shipped("bookworm", "firmware-linux-free", ["carl9170-1.fw"])]}
     monkeypatch.setattr(idx, "release_packages", lambda *a, **k: suites)
+    monkeypatch.delenv("RETROFI_FIRMWARE_OFFLINE", raising=False)
     kernel = types.SimpleNamespace(kernelrelease="6.1.0-57-amd64", name="6.1", version="",
                                    headers=str(tmp_path))
     row = retrofi_run.run_target(repo.target("6.1"), kernel, str(tmp_path),
                                  str(tmp_path / "report"), boot=False)
-    assert "firmware: 1 files asked, 1 in bookworm, 0 in no package; " \
-        "apt-get install firmware-linux-free" in row.notes
+    assert row.firmware["line"] == "firmware: 1 files asked, 1 in bookworm, 0 in no package; " \
+        "apt-get install firmware-linux-free"
     assert row.firmware["files"][0]["package"] == "firmware-linux-free"
