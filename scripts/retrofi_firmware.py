@@ -19,10 +19,12 @@ it finds from MAX down to MIN.  With a source tree (--source), the
 ranges come from its drivers/net/wireless/intel/iwlwifi/cfg/*.c
 (iwlwifi_ranges()), and a file counts as shipped when any version of its
 range is; a module whose name is not the source's MAX (a module built
-from another source) is looked up by its exact name.
+from another source) is looked up by its exact name.  ath10k's
+firmware-N/board walk and rtw89's firmware formats are modelled the same
+way (walks_of()).
 
-Newer firmware packages ship files compressed (name.xz / name.zst); the
-kernel finds them under the plain name only when its .config enables
+A firmware package may ship files compressed (name.xz / name.zst; none
+of Debian's in the suites looked at does today); the kernel finds them under the plain name only when its .config enables
 CONFIG_FW_LOADER_COMPRESS_XZ / _ZSTD (before 5.19, CONFIG_FW_LOADER_COMPRESS
 alone meant xz).  A compressed file the kernel cannot load does not count;
 the report says so.
@@ -86,7 +88,10 @@ class Found:
 
 def _module_bytes(path):
     if path.endswith(".ko.xz"):
-        return lzma.decompress(open(path, "rb").read())
+        try:
+            return lzma.decompress(open(path, "rb").read())
+        except lzma.LZMAError as e:
+            raise RetrofiError(f"cannot decompress: {e}", where=path, fix="rebuild the module")
     if path.endswith(".ko.zst"):
         p = subprocess.run(["zstd", "-dc", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if p.returncode != 0:
