@@ -305,6 +305,8 @@ def served(cache_dir, pattern):
     import retrofi_debversion
     found = {}
     for lst in sorted(glob.glob(os.path.join(cache_dir, "apt", "*", "lists", "*_Packages"))):
+        if "@" in os.path.basename(os.path.dirname(os.path.dirname(lst))):
+            continue      # a config for other components (the firmware report's)
         m = _LIST_RE.search(os.path.basename(lst))
         if not m:
             continue

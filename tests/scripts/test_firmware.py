@@ -383,3 +383,14 @@ def test_the_runner_adds_the_firmware_report_to_a_real_rows_build(tmp_path, monk
     assert row.firmware["line"] == "firmware: 1 files asked, 1 in bookworm, 0 in no package; " \
         "apt-get install firmware-linux-free"
     assert row.firmware["files"][0]["package"] == "firmware-linux-free"
+
+
+def test_the_firmware_apt_configs_do_not_change_which_linux_sources_the_cache_serves(tmp_path):
+    import retrofi_apt
+    for root, version in (("trixie", "7.3.4-1"), ("trixie@main+non-free-firmware", "9.9.9-1")):
+        lists = tmp_path / "apt" / root / "lists"
+        lists.mkdir(parents=True)
+        (lists / "deb.debian.org_debian_dists_trixie_main_binary-amd64_Packages").write_text(
+            f"Package: linux-source-{version[:3]}\nVersion: {version}\n\n")
+    assert retrofi_apt.served(str(tmp_path), "linux-source-*") == [
+        ("linux-source-7.3", "7.3.4-1", "trixie")]
