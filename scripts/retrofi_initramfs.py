@@ -35,6 +35,11 @@ What goes in:
     runs), retrofi_selftest_probes_off at the real level with the probes
     forced off (the structural-probed shims' bodies are what runs, even
     where the target has the API).
+  - the target's own cfg80211, mac80211 and mac80211_hwsim (the shadowed
+    copies above) come with their in-tree dependencies, so that the guest
+    can load the kernel's own stack too (retrofi-status's second state).
+  - retrofi-status (packaging/retrofi-status) at /usr/sbin, where the
+    package installs it.
   - /init (tests/guest/init by default) and /dev/console.
 
 The archive is written by this module (no cpio binary needed): sorted
@@ -63,6 +68,8 @@ from retrofi_errors import RetrofiError
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUEST_INIT = os.path.join(REPO, "tests", "guest", "init")
 SELFTEST_SRC = os.path.join(REPO, "tests", "compat-selftest")
+# The package's status command (retrofi_deb installs it in /usr/sbin).
+STATUS_SCRIPT = os.path.join(REPO, "packaging", "retrofi-status")
 
 
 # In-tree modules the guest loads besides the backport's own dependencies:
@@ -82,6 +89,9 @@ STACK_MODULES = ("compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath
 # real level with the probes forced off (the structural-probed shims' bodies
 # run where the target has the API).
 SELFTEST_MODULES = ("retrofi_selftest", "retrofi_selftest_api", "retrofi_selftest_probes_off")
+# The target's own stack the guest loads in place of the backport (by path:
+# depmod prefers updates/): its in-tree dependencies are staged too.
+IN_TREE_STACK = ("cfg80211", "mac80211", "mac80211_hwsim")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,6 +260,9 @@ def stage_modules(target, tree, stage, workdir, selftest=True,
             todo += _depends(st)
     for name in backport:
         todo += _depends(backport[name])
+    for name in IN_TREE_STACK:
+        if name in in_tree and name in backport:
+            todo += _depends(in_tree[name])
     for i, name in enumerate(todo):
         if isinstance(name, tuple):
             found = [n for n in name if n in backport or n in builtin or n in in_tree]
@@ -461,6 +474,7 @@ def input_key(target, tree, init, selftest, config, api_level, ul):
     for name in _OWN_CODE:
         _hash_file(h, os.path.join(here, name), name)
     _hash_file(h, init, "init")
+    _hash_file(h, STATUS_SCRIPT, "retrofi-status")
     for path in sorted(config or {}):
         data = config[path]
         put("config", path, len(data))
@@ -565,6 +579,7 @@ def build(target, tree, cache=None, init=GUEST_INIT, selftest=True, config=None,
     cpio.add_chardev("dev/console", 5, 1)
     cpio.add_chardev("dev/null", 1, 3, 0o666)
     cpio.add_file("init", open(init, "rb").read(), 0o755)
+    cpio.add_file("usr/sbin/retrofi-status", open(STATUS_SCRIPT, "rb").read(), 0o755)
     cpio.add_file("etc/retrofi-target", f"{target.name}\n{target.kernelrelease}\n".encode())
     for path, data in (config or {}).items():
         cpio.add_file(path, data if isinstance(data, bytes) else data.encode())

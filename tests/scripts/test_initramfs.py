@@ -73,9 +73,12 @@ def test_unchanged_inputs_reuse_the_archive_without_staging(stage):
     assert (again.path, again.digest, again.modules) == (first.path, first.digest, first.modules)
 
 
-@pytest.mark.parametrize("change", ["module", "header", "init", "config", "api_level"])
-def test_a_changed_input_stages_a_new_archive(stage, change):
+@pytest.mark.parametrize("change", ["module", "header", "init", "status", "config", "api_level"])
+def test_a_changed_input_stages_a_new_archive(stage, change, tmp_path, monkeypatch):
     build, stagings, tree, init = stage
+    status = tmp_path / "retrofi-status"
+    status.write_text("#!/bin/sh\necho v1\n")
+    monkeypatch.setattr(retrofi_initramfs, "STATUS_SCRIPT", str(status))
     first = build()
     kw = {}
     if change == "module":
@@ -84,6 +87,8 @@ def test_a_changed_input_stages_a_new_archive(stage, change):
         (tree / "include" / "linux" / "list.h").write_text("/* v2 */\n")
     elif change == "init":
         init.write_text("#!/bin/sh\necho v2\n")
+    elif change == "status":
+        status.write_text("#!/bin/sh\necho v2\n")
     elif change == "config":
         kw["config"] = {"etc/retrofi-mode": "stress\n"}
     else:
@@ -92,7 +97,7 @@ def test_a_changed_input_stages_a_new_archive(stage, change):
     assert len(stagings) == 2
     # The stand-in staging ignores headers and the API level: the same
     # content, so the same archive (reused by content, not by key).
-    if change in ("module", "init", "config"):
+    if change in ("module", "init", "status", "config"):
         assert again.path != first.path and not again.reused
 
 

@@ -30,7 +30,8 @@ GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
                "wpa2_psk_association_passes_traffic", "wpa3_sae_association_passes_traffic",
                "stack_reloads_10_times_then_associates",
                "ar5416_and_ar5418_resolve_to_ath9k_not_ath5k", "ar5212_resolves_to_ath5k",
-               "ath9k_and_ath5k_load_and_unload_without_hardware")
+               "ath9k_and_ath5k_load_and_unload_without_hardware",
+               "retrofi_status_reports_the_backport_then_the_in_tree_stack")
 
 
 def _run_matrix(target, out, env=None):

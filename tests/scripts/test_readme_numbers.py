@@ -69,7 +69,9 @@ def guest_tests():
     """The guest tests of the "tests" mode, in the order they run."""
     init = open(INIT, encoding="utf-8").read()
     body = init[init.index('\nelse\nrun_test '):init.index("\nfi\necho \"# retrofi guest")]
-    names = re.findall(r"^(?:run_test|compat_selftest_nested) (\S+)", body, re.M)
+    # A test may run or SKIP under a condition (indented, named twice).
+    names = list(dict.fromkeys(re.findall(
+        r"^\t?(?:run_test|compat_selftest_nested|skip_test) (\S+)", body, re.M)))
     plan = int(one(r"\nPLAN=(\d+)\n", ("tests/guest/init", init)))
     return names, plan
 
