@@ -68,6 +68,22 @@ def build(tmp_path, klib, api_level=None, cc=""):
     return tree, probes.read_text()
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """build() once per KLIB, API level and compiler for the whole module:
+    the tests that read the same build (the identity target's and 6.1's
+    real level, read again by the forced-API module's cases) share it.
+    The tests only read a build; one that edits headers builds its own."""
+    done = {}
+
+    def get(klib, api_level=None, cc=""):
+        if (klib, api_level, cc) not in done:
+            done[klib, api_level, cc] = build(tmp_path_factory.mktemp("compat"), klib,
+                                              api_level=api_level, cc=cc)
+        return done[klib, api_level, cc]
+    return get
+
+
 def shims_used(tree, module="retrofi_selftest"):
     """The names the selftest's calls resolved to, from its '# x: uses y' strings."""
     ko = tree / "selftest" / f"{module}.ko"
@@ -106,9 +122,9 @@ NEWER_THAN_6_12 = ("backport_aes_cmac_preparekey", "backport_aes_cmac_update",
 
 
 @pytest.mark.network
-def test_identity_target_uses_its_own_apis(kernels, tmp_path):
+def test_identity_target_uses_its_own_apis(kernels, built):
     t = kernels["6.12"]
-    tree, probes = build(tmp_path, t.headers)
+    tree, probes = built(t.headers)
     assert probe_value(probes, "kmemdup_array") == 1
     for api in ("FIELD_PREP_CONST", "SKB_CONSUMED", "drop_reasons_register_subsys"):
         assert probe_value(probes, api) == 1, api
@@ -134,10 +150,10 @@ def test_identity_target_uses_its_own_apis(kernels, tmp_path):
 
 
 @pytest.mark.network
-def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array(kernels, tmp_path):
+def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array(kernels, built):
     # Debian's 6.1.192 carries list_count_nodes() (6.3) from stable: a shim
     # guarded by version alone would redefine it and break the build.
-    tree, probes = build(tmp_path, kernels["6.1"].headers)
+    tree, probes = built(kernels["6.1"].headers)
     assert probe_value(probes, "list_count_nodes") == 1
     assert probe_value(probes, "kmemdup_array") == 0
     for api in ("FIELD_PREP_CONST", "SKB_CONSUMED", "drop_reasons_register_subsys"):
@@ -199,13 +215,12 @@ EXPORTED_ADDITIVE = ("backport_kmemdup_array", "backport_x509_load_certificate_l
 
 @pytest.mark.network
 @pytest.mark.parametrize("target", ["6.12", "6.1"])
-def test_forced_api_module_uses_every_inline_shim_and_loads_with_compat(kernels, tmp_path,
-                                                                        target):
+def test_forced_api_module_uses_every_inline_shim_and_loads_with_compat(kernels, built, target):
     """retrofi_selftest_api, the guest's second selftest module: built at
     2.6.21 whatever the target, it calls the inline shims (the seeds' list
     helpers, list_count_nodes, kfree_skb_reason) and needs no symbol that
     the target's compat.ko does not export."""
-    tree, _ = build(tmp_path, kernels[target].headers)
+    tree, _ = built(kernels[target].headers)
     names, undefined = shims_used(tree, "retrofi_selftest_api")
     for sym in SEED_HELPERS + (b"list_count_nodes", b"kfree_skb_reason"):
         assert b"backport_" + sym in names, sym
