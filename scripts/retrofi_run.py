@@ -21,6 +21,7 @@ import retrofi_build
 import retrofi_census
 import retrofi_firmware
 import retrofi_generate
+import retrofi_guest_drivers
 import retrofi_initramfs
 import retrofi_interrupt
 import retrofi_kbuild
@@ -150,15 +151,32 @@ def preempt_rt(matrix, target):
     return matrix.real_target(target).flavour.startswith("rt-")
 
 
-def guest_config(target, mode, census, rt):
+# RETROFI_DEFCONFIG=drivers (make matrix): the rows build that defconfig of
+# the output tree instead of the default (wifi), e.g. with the vendor
+# drivers, whose guest tests then run.
+DEFCONFIG_ENV = "RETROFI_DEFCONFIG"
+
+
+def run_defconfig():
+    """The defconfig the matrix rows build: $RETROFI_DEFCONFIG, else wifi."""
+    return os.environ.get(DEFCONFIG_ENV) or "wifi"
+
+
+def guest_config(target, mode, census, rt, build=None):
     """The files of the guest's /etc that tests/guest/init reads.
 
     rt: whether the row is PREEMPT_RT by the matrix (preempt_rt()): the
-    guest requires the booted kernel to be so exactly when it is."""
-    return {"etc/retrofi-mode": f"{mode}\n",
-            "etc/retrofi-census": census.guest_lines(),
-            "etc/retrofi-event-timeout": f"{target.event_timeout}\n",
-            "etc/retrofi-preempt-rt": "1\n" if rt else "0\n"}
+    guest requires the booted kernel to be so exactly when it is.
+    build: the BuildResult whose modules the guest gets: the vendor
+    drivers' device IDs it made (retrofi_guest_drivers)."""
+    config = {"etc/retrofi-mode": f"{mode}\n",
+              "etc/retrofi-census": census.guest_lines(),
+              "etc/retrofi-event-timeout": f"{target.event_timeout}\n",
+              "etc/retrofi-preempt-rt": "1\n" if rt else "0\n"}
+    if build is not None:
+        config["etc/retrofi-driver-aliases"] = retrofi_guest_drivers.guest_lines(
+            retrofi_guest_drivers.parse(), build.modules, build.off)
+    return config
 
 
 BASE_CHECK = os.path.join(retrofi_generate.REPO, "drivers", "out-tree", "config", "base.sh")
@@ -227,7 +245,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     try:
         t0 = time.monotonic()
         b = retrofi_build.build(tree, kernel, logs["build"], api_level=target.api_level,
-                                jobs=jobs, output_tree=True)
+                                jobs=jobs, output_tree=True, defconfig=run_defconfig())
         row.stages["build"] = time.monotonic() - t0
     except RetrofiError as e:
         row.build, row.reason = "fail", e.format()
@@ -253,7 +271,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             say(target.name, "initramfs")
             t0 = time.monotonic()
             initrd = retrofi_initramfs.build(kernel, b.tree,
-                                             config=guest_config(target, mode, b.census, rt),
+                                             config=guest_config(target, mode, b.census, rt, b),
                                              api_level=target.api_level)
             row.stages["initramfs"] = time.monotonic() - t0
             row.initramfs_bytes = initrd.size

@@ -16,6 +16,24 @@ import pytest
 from conftest import REPO
 
 OUT_TREE = os.path.join(REPO, "drivers", "out-tree")
+# The default source's (7.x) view: its overlays replace defconfigs (wifi and
+# all select the vendor drivers only the 7.x source's copy list carries).
+OVERLAYS = sorted(os.path.join(REPO, "drivers", d) for d in os.listdir(os.path.join(REPO, "drivers"))
+                  if d.startswith("out-tree-since-"))
+
+
+def tree_file(*rel):
+    """A file of the output tree's configuration as the default source has it."""
+    for d in reversed(OVERLAYS):
+        if os.path.isfile(os.path.join(d, *rel)):
+            return os.path.join(d, *rel)
+    return os.path.join(OUT_TREE, *rel)
+
+
+def defconfig_names():
+    return sorted({n for d in [OUT_TREE] + OVERLAYS
+                   for n in (os.listdir(os.path.join(d, "defconfigs"))
+                             if os.path.isdir(os.path.join(d, "defconfigs")) else [])})
 
 
 def parse_options(path=os.path.join(OUT_TREE, "config", "options")):
@@ -45,7 +63,9 @@ def tree(tmp_path):
     stack needs of any base (config/base)."""
     t = tmp_path / "tree"
     for d in ("config", "defconfigs"):
-        shutil.copytree(os.path.join(OUT_TREE, d), t / d)
+        for src in [OUT_TREE] + OVERLAYS:
+            if os.path.isdir(os.path.join(src, d)):
+                shutil.copytree(os.path.join(src, d), t / d, dirs_exist_ok=True)
     klib = tmp_path / "klib"
     klib.mkdir()
     (klib / ".config").write_text(
@@ -53,7 +73,15 @@ def tree(tmp_path):
         + "".join(f"CONFIG_{l.split()[0]}=y\n" for l in open(os.path.join(OUT_TREE, "config", "base"))
                   if l.strip() and not l.startswith("#"))
         + "CONFIG_CFG80211=m\nCONFIG_MAC80211=m\n")
+    version(klib, 7, 3)
     return t, klib
+
+
+def version(klib, major, minor):
+    """The stand-in target's LINUX_VERSION_CODE (what "since X.Y" reads)."""
+    h = klib / "include" / "generated" / "uapi" / "linux" / "version.h"
+    h.parent.mkdir(parents=True, exist_ok=True)
+    h.write_text(f"#define LINUX_VERSION_CODE {major * 65536 + minor * 256}\n")
 
 
 def config(tree, defconfig_text):
@@ -64,14 +92,14 @@ def config(tree, defconfig_text):
     values = {}
     if p.returncode == 0:
         for line in (t / "include" / "retrofi" / "config.mk").read_text().splitlines():
-            m = re.match(r"^RETROFI_CONFIG_([A-Z0-9_]+) :=\s*(\S*)", line)
+            m = re.match(r"^RETROFI_CONFIG_([A-Za-z0-9_]+) :=\s*(\S*)", line)
             if m:
                 values[m.group(1)] = m.group(2) if not m.group(2).startswith("#") else ""
     return p, values
 
 
 def defconfig(name):
-    with open(os.path.join(OUT_TREE, "defconfigs", name)) as f:
+    with open(tree_file("defconfigs", name)) as f:
         return f.read()
 
 
@@ -103,7 +131,7 @@ def test_every_defconfig_is_contained_in_the_all_configuration(tree):
     """What any defconfig turns on, the all configuration turns on too: a
     driver or an override a defconfig offers is built by check-options."""
     _, every = config(tree, defconfig("all"))
-    for name in sorted(os.listdir(os.path.join(OUT_TREE, "defconfigs"))):
+    for name in defconfig_names():
         p, got = config(tree, defconfig(name))
         assert p.returncode == 0, (name, p.stdout)
         on = {k for k, v in got.items() if v}
@@ -143,8 +171,8 @@ def test_an_option_is_off_when_the_target_lacks_a_facility_it_needs(tree):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("RETROFI_CONFIG_ATH9K_HTC=m",
-     "RETROFI_CONFIG_ATH9K_HTC=m: the option is fixed at n (config/options says why); "
+    ("RETROFI_CONFIG_ATH9K_PCI_NO_EEPROM=y",
+     "RETROFI_CONFIG_ATH9K_PCI_NO_EEPROM=y: the option is fixed at n (config/options says why); "
      "fix: remove the line"),
     ("RETROFI_CONFIG_ATH9K_NOSUCH=y",
      "RETROFI_CONFIG_ATH9K_NOSUCH: no such option in config/options; fix: use an option "
@@ -155,6 +183,41 @@ def test_a_defconfig_that_sets_a_fixed_or_unknown_option_is_refused(tree, line, 
     assert p.returncode != 0
     assert message in p.stdout, p.stdout
     assert not (tree[0] / "include" / "retrofi" / "config.mk").exists()
+
+
+def test_an_option_marked_since_is_off_below_that_series_and_says_so(tree):
+    """"since X.Y": off on an older target or at an older API level (a
+    shape), with config.h naming the marker, not a missing facility; on at
+    X.Y and later; and what needs it goes off with it."""
+    t, klib = tree
+    opts = t / "config" / "options"
+    opts.write_text(opts.read_text().replace(
+        "MT7921E                         sel:MT76 needs",
+        "MT7921E                         sel:MT76 since 6.12 needs"))
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert got["MT7921E"] == "m" and got["MT7925E"] == "m"
+    version(klib, 6, 1)
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert got["MT7921E"] == "" and got["MT7925E"] == "m"
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_MT7921E off: not backported below 6.12 */" in header
+    assert "# off: not backported below 6.12" in \
+        (t / "include" / "retrofi" / "config.mk").read_text()
+    # the API level of a shape counts when it is older than the kernel
+    version(klib, 7, 3)
+    p = subprocess.run(["sh", str(t / "config" / "config.sh"), str(klib), str(t)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=dict(os.environ, RETROFI_API_CODE=str(2 * 65536 + 6 * 256 + 21)))
+    assert p.returncode == 0, p.stdout
+    assert "/* CONFIG_MT7921E off: not backported below 6.12 */" in \
+        (t / "include" / "retrofi" / "config.h").read_text()
+    # a malformed series is refused, naming the option
+    opts.write_text(opts.read_text().replace("since 6.12", "since six"))
+    p, _ = config(tree, defconfig("all"))
+    assert p.returncode != 0
+    assert "option MT7921E: since takes a kernel series X.Y, not \"six\"" in p.stdout
 
 
 def test_an_option_that_needs_a_later_option_is_refused(tree):

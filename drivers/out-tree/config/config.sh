@@ -32,7 +32,16 @@ mk=$tree/include/retrofi/config.mk
 # for a Kbuild run that did not go through the Makefile's check-target.
 sh "$tree/config/base.sh" "$klib" "$srcdir" || exit 1
 
-key=$(printf '%s\n' "$(cd "$klib" && pwd -P)" | cat - "$options" "$sel" "$klib/.config" "$0" |
+# The API the code is built against, for "since X.Y": the target's
+# LINUX_VERSION_CODE, or the API level of a shape (RETROFI_API_CODE, from
+# the Makefile's API_LEVEL=) when that is older.
+vh=$klib/include/generated/uapi/linux/version.h
+kcode=$(sed -n 's/^#define LINUX_VERSION_CODE \([0-9]*\)$/\1/p' "$vh" 2>/dev/null)
+[ -n "$kcode" ] || die "$vh: no LINUX_VERSION_CODE (not a configured kernel build tree)"
+api=$kcode
+[ -z "${RETROFI_API_CODE:-}" ] || [ "$RETROFI_API_CODE" -ge "$kcode" ] || api=$RETROFI_API_CODE
+
+key=$(printf '%s\n' "$(cd "$klib" && pwd -P)" "api $api" | cat - "$options" "$sel" "$klib/.config" "$0" |
 	sha256sum | cut -c1-16)
 if [ -f "$hdr" ] && [ -f "$mk" ] && grep -q "^/\* key: $key \*/\$" "$hdr" &&
 	grep -q "^# key: $key\$" "$mk"; then
@@ -45,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # name value reason, one line per option, the defconfig's overrides and
 # the needs applied: a need is an earlier option of this file (its value
 # here) or else a facility of the target (its .config).
-awk -v selfile="$sel" -v kconfig="$klib/.config" -v optfile="$options" '
+awk -v selfile="$sel" -v kconfig="$klib/.config" -v optfile="$options" -v api="$api" '
 function fail(msg) { print "retrofi: error: " msg > "/dev/stderr"; failed = 1; exit 1 }
 BEGIN {
 	while ((getline l < optfile) > 0)
@@ -53,7 +62,7 @@ BEGIN {
 	while ((getline l < selfile) > 0) {
 		if (l ~ /^RETROFI_ALL_OPTIONS=y$/) {
 			all = 1
-		} else if (l ~ /^RETROFI_CONFIG_[A-Z0-9_]+=/) {
+		} else if (l ~ /^RETROFI_CONFIG_[A-Za-z0-9_]+=/) {
 			n = l; sub(/=.*/, "", n); sub(/^RETROFI_CONFIG_/, "", n)
 			v = l; sub(/^[^=]*=/, "", v); override[n] = v
 		} else if (l ~ /^RETROFI_[A-Z0-9_]+=/) {
@@ -68,10 +77,15 @@ BEGIN {
 }
 /^[ \t]*(#|$)/ { next }
 {
-	name = $1; value = $2; why = ""; fixed = 0; nneeds = 0
+	name = $1; value = $2; why = ""; fixed = 0; nneeds = 0; since = ""
 	if (name in seen) fail("option " name " listed twice")
 	for (i = 3; i <= NF; i++) {
 		if ($i == "fixed" && i == 3) fixed = 1
+		else if ($i == "since" && nneeds == 0) {
+			since = $(++i)
+			if (since !~ /^[0-9]+\.[0-9]+$/)
+				fail("option " name ": since takes a kernel series X.Y, not \"" since "\"")
+		}
 		else if ($i == "needs") {
 			for (i++; i <= NF; i++) {
 				needs[++nneeds] = $i
@@ -79,7 +93,7 @@ BEGIN {
 					fail("option " name " needs " $i ", which config/options lists after it; fix: move " $i " above it")
 			}
 		}
-		else fail("option " name ": unknown word " $i " (NAME VALUE [fixed] [needs NAME...])")
+		else fail("option " name ": unknown word " $i " (NAME VALUE [fixed] [since X.Y] [needs NAME...])")
 	}
 	if (fixed && (name in override) && override[name] != value)
 		fail(selfile ": RETROFI_CONFIG_" name "=" override[name] ": the option is fixed at " value " (config/options says why); fix: remove the line")
@@ -89,6 +103,12 @@ BEGIN {
 		value = "y"
 	}
 	if (name in override) value = override[name]
+	if (value != "n" && since != "") {
+		split(since, sv, ".")
+		if (api + 0 < sv[1] * 65536 + sv[2] * 256) {
+			why = "not backported below " since; value = "n"
+		}
+	}
 	if (value != "n") {
 		for (i = 1; i <= nneeds; i++) {
 			n = needs[i]

@@ -1,0 +1,78 @@
+"""The vendor drivers' device IDs the guest checks (retrofi_guest_drivers):
+the list is read strictly, each line becomes the modalias its bus core
+writes, and the guest gets the lines of the modules the build made and,
+for every other module, why it is not there."""
+
+import pytest
+
+import retrofi_guest_drivers as gd
+from retrofi_errors import RetrofiError
+
+
+def test_the_repository_list_names_real_modules_on_known_buses():
+    ids = gd.parse()
+    mods = {i.module for i in ids}
+    # the IDs the vendor drivers' section names (mt76, rtw88, rtw89, USB)
+    for want in ("mt7921e pci 14c3:7961", "mt7925e pci 14c3:7925",
+                 "rtw89_8852ae pci 10ec:8852", "rtw88_8822ce pci 10ec:c822",
+                 "mt7921u usb 0e8d:7961", "rtw88_8822cu usb 0bda:c82c",
+                 "rtw89_8852bu usb 0bda:b832"):
+        assert want in [i.text for i in ids]
+    assert {"ath9k_htc", "carl9170", "mt76x0u", "mt76x2u", "mt7915e", "mt7996e"} <= mods
+    assert len({i.text for i in ids}) == len(ids), "a line is listed twice"
+
+
+@pytest.mark.parametrize("line", ["mt7921e pci 14c3", "mt7921e isa 14c3:7961",
+                                  "mt7921e pci 14c3:79610", "mt7921e pci 14c3:7961 extra"])
+def test_a_malformed_line_is_refused_naming_the_file_and_line(tmp_path, line):
+    f = tmp_path / "ids"
+    f.write_text("# ok\nmt7925e pci 14c3:7925\n" + line + "\n")
+    with pytest.raises(RetrofiError) as e:
+        gd.parse(str(f))
+    assert f"{f}:3" in e.value.format() and "MODULE BUS VENDOR:DEVICE" in e.value.format()
+
+
+def test_an_empty_list_is_refused(tmp_path):
+    f = tmp_path / "ids"
+    f.write_text("# nothing\n")
+    with pytest.raises(RetrofiError):
+        gd.parse(str(f))
+
+
+def test_modalias_is_what_the_bus_core_writes():
+    assert gd.modalias("pci", "14c3", "7961") == \
+        "pci:v000014C3d00007961sv00001234sd00005678bc02sc80i00"
+    assert gd.modalias("usb", "0e8d", "7961") == \
+        "usb:v0E8Dp7961d0000dc00dsc00dp00icFFiscFFipFFin00"
+    assert gd.modalias("sdio", "024c", "c822") == "sdio:c00v024CdC822"
+
+
+def test_the_guest_gets_the_lines_of_built_modules_and_why_the_others_are_not(tmp_path):
+    f = tmp_path / "ids"
+    f.write_text("mt7921e pci 14c3:7961\nmt7921e pci 14c3:7922\nrtw88_8822ce pci 10ec:c822\n"
+                 "mt7925u usb 0e8d:7925\ncarl9170 usb 0cf3:9170\n")
+    text = gd.guest_lines(gd.parse(str(f)),
+                          ["drivers/net/wireless/mediatek/mt76/mt7921/mt7921e.ko",
+                           "drivers/net/wireless/ath/carl9170/carl9170.ko"],
+                          [("drivers/net/wireless/realtek/rtw88/rtw88_8822ce.ko",
+                            "RETROFI_CONFIG_RTW88_8822CE off: CONFIG_RTW88_CORE is off")])
+    assert text == ("mt7921e pci 14c3:7961\nmt7921e pci 14c3:7922\n"
+                    "# rtw88_8822ce: not built (off: RETROFI_CONFIG_RTW88_8822CE off: "
+                    "CONFIG_RTW88_CORE is off)\n"
+                    "# mt7925u: not built (not selected by this build's configuration)\n"
+                    "carl9170 usb 0cf3:9170\n")
+
+
+def test_guest_init_builds_the_same_modalias_as_the_host():
+    """tests/guest/init's bus_alias() and modalias() agree (the guest's
+    shell function run here with sh: it only formats strings)."""
+    import os
+    import subprocess
+    from conftest import REPO
+    init = open(os.path.join(REPO, "tests", "guest", "init")).read()
+    start = init.index("bus_alias() {")
+    body = init[start:init.index("\n}\n", start) + 3]
+    for bus, v, d in (("pci", "14c3", "7961"), ("usb", "0bda", "c82c"), ("sdio", "037a", "7901")):
+        out = subprocess.run(["sh", "-c", body + f'bus_alias {bus} {v} {d}'],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == gd.modalias(bus, v, d)
