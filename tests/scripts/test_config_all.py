@@ -193,31 +193,34 @@ def test_an_option_marked_since_is_off_below_that_series_and_says_so(tree):
     opts = t / "config" / "options"
     opts.write_text(opts.read_text().replace(
         "MT7921E                         sel:MT76 needs",
-        "MT7921E                         sel:MT76 since 6.12 needs"))
+        "MT7921E                         sel:MT76 since 7.4 needs"))
     p, got = config(tree, defconfig("all"))
     assert p.returncode == 0, p.stdout
-    assert got["MT7921E"] == "m" and got["MT7925E"] == "m"
-    version(klib, 6, 1)
-    p, got = config(tree, defconfig("all"))
-    assert p.returncode == 0, p.stdout
-    assert got["MT7921E"] == "" and got["MT7925E"] == "m"
+    assert got["MT76_CORE"] == "m" and got["MT7925E"] == "m" and got["MT7921E"] == ""
     header = (t / "include" / "retrofi" / "config.h").read_text()
-    assert "/* CONFIG_MT7921E off: not backported below 6.12 */" in header
-    assert "# off: not backported below 6.12" in \
+    assert "/* CONFIG_MT7921E off: not backported below 7.4 */" in header
+    assert "# off: not backported below 7.4" in \
         (t / "include" / "retrofi" / "config.mk").read_text()
+    version(klib, 7, 2)
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert got["MT76_CORE"] == "" and got["MT7925E"] == "" and got["ATH9K"] == "m"
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_MT76_CORE off: not backported below 7.3 */" in header
+    assert "/* CONFIG_MT76_CONNAC_LIB off: CONFIG_MT76_CORE is off */" in header
     # the API level of a shape counts when it is older than the kernel
     version(klib, 7, 3)
     p = subprocess.run(["sh", str(t / "config" / "config.sh"), str(klib), str(t)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=dict(os.environ, RETROFI_API_CODE=str(2 * 65536 + 6 * 256 + 21)))
     assert p.returncode == 0, p.stdout
-    assert "/* CONFIG_MT7921E off: not backported below 6.12 */" in \
+    assert "/* CONFIG_MT76_CORE off: not backported below 7.3 */" in \
         (t / "include" / "retrofi" / "config.h").read_text()
     # a malformed series is refused, naming the option
-    opts.write_text(opts.read_text().replace("since 6.12", "since six"))
+    opts.write_text(opts.read_text().replace("since 7.4", "since seven"))
     p, _ = config(tree, defconfig("all"))
     assert p.returncode != 0
-    assert "option MT7921E: since takes a kernel series X.Y, not \"six\"" in p.stdout
+    assert "option MT7921E: since takes a kernel series X.Y, not \"seven\"" in p.stdout
 
 
 def test_an_option_that_needs_a_later_option_is_refused(tree):
