@@ -60,7 +60,18 @@ def options_targets(matrix, share):
 
 
 MATRIX = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
-TARGETS = options_targets(MATRIX, os.environ.get(SHARE_VAR, "ends"))
+SHARE = os.environ.get(SHARE_VAR, "ends")
+TARGETS = options_targets(MATRIX, SHARE)
+
+
+def share_defconfig(share, tree):
+    """The defconfig a share builds: `make check`'s ends the stack's every
+    option without the vendor drivers (defconfigs/all-stack, where the tree
+    has it: their objects would cost its budget more than it has), every
+    other share defconfigs/all."""
+    if share == "ends" and os.path.isfile(os.path.join(tree, "defconfigs", "all-stack")):
+        return "all-stack"
+    return "all"
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +127,8 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
     kernel = retrofi_kernels.fetch(MATRIX, [real], with_source=False).targets[real]
     level = target.api_level if target.kind == "shape" else ""
     started = time.monotonic()
-    b = shared_build(tree, kernel, tmp_path, api_level=level, defconfig="all", jobs=JOBS)
+    defconfig = share_defconfig(SHARE, tree)
+    b = shared_build(tree, kernel, tmp_path, api_level=level, defconfig=defconfig, jobs=JOBS)
     print(f"all options, {name}: {b.summary()}; {time.monotonic() - started:.0f} s here")
     assert b.ok, b.reason + "\n" + "\n".join(b.warnings[:20])
     assert b.warnings == ()
@@ -128,4 +140,38 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
     missing = [rel(o, tree) for opt, objs in option_objects(tree).items() if opt in on
                for o in objs if not os.path.isfile(os.path.join(b.tree, rel(o, tree)))]
     assert missing == [], "objects of options that are on, not built"
-    assert len(b.modules) == 9, b.modules
+    stack = [m for m in b.modules if os.path.basename(m)[:-3] in STACK]
+    assert len(stack) == 9, b.modules
+    # The vendor drivers: built where their family is on (since markers),
+    # each chip module the guest list names among them.
+    vendor = {os.path.basename(m)[:-3].replace("-", "_") for m in b.modules} - STACK
+    if defconfig == "all" and "MT76_CORE" in on:
+        assert {"mt7921e", "mt7925e", "mt7921u", "mt76"} <= vendor, sorted(vendor)
+    if defconfig == "all" and "RTW89_CORE" in on:
+        assert {"rtw89_8852ae", "rtw89_core", "rtw89_pci"} <= vendor, sorted(vendor)
+    if defconfig == "all-stack" or not on & {"MT76_CORE", "RTW88_CORE", "RTW89_CORE",
+                                             "ATH9K_HTC", "CARL9170"}:
+        assert vendor == set(), sorted(vendor)
+
+
+STACK = {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k", "ath9k_hw",
+         "ath9k_common", "ath5k"}
+
+
+def test_make_check_builds_the_stack_and_check_options_the_vendor_drivers(tmp_path):
+    """The ends (`make check`) build defconfigs/all-stack, every other share
+    defconfigs/all: all-stack is all without the vendor drivers and no
+    option less."""
+    tree = tmp_path
+    (tree / "defconfigs").mkdir()
+    assert share_defconfig("ends", str(tree)) == "all"
+    (tree / "defconfigs" / "all-stack").write_text("")
+    assert share_defconfig("ends", str(tree)) == "all-stack"
+    assert share_defconfig("rest", str(tree)) == share_defconfig("all", str(tree)) == "all"
+    d = os.path.join(REPO, "drivers", "out-tree-since-7.2", "defconfigs")
+    lines = lambda n: {l for l in open(os.path.join(d, n)).read().splitlines()
+                       if l and not l.startswith("#")}
+    vendor = {"RETROFI_MT76=m", "RETROFI_RTW88=m", "RETROFI_RTW89=m", "RETROFI_ATH9K_HTC=m",
+              "RETROFI_CARL9170=m"}
+    assert lines("all") - lines("all-stack") == vendor
+    assert lines("all-stack") <= lines("all")
