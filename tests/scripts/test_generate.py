@@ -546,8 +546,14 @@ def test_real_copy_list_on_real_source(tmp_path):
         # newer one, may match nothing here
         if r.must_match and not rep[r.name].not_needed and not rep[r.name].needed_from:
             assert rep[r.name].sites_changed > 0, r.name
-    assert res.file_count == len(files) + len(
-        gen._tree_files(os.path.join(REPO, "drivers", "out-tree"))) + \
+    # the project's own files: drivers/out-tree and, for this source's
+    # series, the overlays' files (replacing or adding)
+    own = set(gen._tree_files(os.path.join(REPO, "drivers", "out-tree")))
+    for v in gen.out_tree_overlays(REPO):
+        if v <= gen.tree_series(src):
+            own |= set(gen._tree_files(os.path.join(REPO, "drivers",
+                                                    gen.OVERLAY_PREFIX + gen.series_text(v))))
+    assert res.file_count == len(files) + len(own) + \
         len([f for f in gen._tree_files(os.path.join(REPO, "compat"))
              if "compat/" + f not in gen.REPOSITORY_ONLY]) + \
         len(gen._tree_files(os.path.join(REPO, "include"))) + \
