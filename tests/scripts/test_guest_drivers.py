@@ -126,3 +126,22 @@ def source_has_id(src, i):
                     if any(pat.search(l) for l in f):
                         return True
     return False
+
+
+def test_the_matrix_rows_build_retrofi_defconfig_and_the_guest_gets_the_build_s_ids(monkeypatch):
+    import types
+    import retrofi_run
+    monkeypatch.delenv("RETROFI_DEFCONFIG", raising=False)
+    assert retrofi_run.run_defconfig() == "wifi"
+    monkeypatch.setenv("RETROFI_DEFCONFIG", "drivers")
+    assert retrofi_run.run_defconfig() == "drivers"
+    census = types.SimpleNamespace(guest_lines=lambda: "")
+    target = types.SimpleNamespace(event_timeout=20)
+    build = types.SimpleNamespace(
+        modules=("drivers/net/wireless/mediatek/mt76/mt7921/mt7921e.ko",), off=())
+    config = retrofi_run.guest_config(target, "tests", census, False, build)
+    lines = config["etc/retrofi-driver-aliases"].splitlines()
+    assert "mt7921e pci 14c3:7961" in lines
+    assert "# mt7925e: not built (not selected by this build's configuration)" in lines
+    assert "etc/retrofi-driver-aliases" not in retrofi_run.guest_config(target, "tests",
+                                                                         census, False)
