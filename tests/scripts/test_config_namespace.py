@@ -60,13 +60,27 @@ def macros(include_dirs, *includes):
     return got
 
 
+# The vendor drivers' directories: the default configuration (wifi) builds
+# none of them, so the options only their code tests are not the stack's
+# (a target's CONFIG_MT76_LEDS=y says nothing the stack's code sees).
+VENDOR_DIRS = ("drivers/net/wireless/mediatek", "drivers/net/wireless/realtek",
+               "drivers/net/wireless/ath/carl9170")
+VENDOR_FILES = re.compile(r"^(htc|hif_usb|wmi)")
+
+
 def used_by_c(tree):
-    """The namespace's options that the tree's C code tests."""
+    """The namespace's options that the tree's C code tests (the code the
+    default configuration builds: not the vendor drivers')."""
     names = set(namespace(tree))
     used = set()
     for root, _, files in os.walk(tree):
         if os.path.join(tree, "include", "retrofi") in root:
             continue
+        rel = os.path.relpath(root, tree)
+        if rel.startswith(VENDOR_DIRS):
+            continue
+        if rel == "drivers/net/wireless/ath/ath9k":
+            files = [f for f in files if not VENDOR_FILES.match(f)]
         for f in files:
             if f.endswith((".c", ".h")):
                 with open(os.path.join(root, f), errors="replace") as fh:
