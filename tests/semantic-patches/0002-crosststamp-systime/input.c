@@ -1,0 +1,22 @@
+// Test input for 0002-crosststamp-systime: a PHC's getcrosststamp as in
+// 7.3's drivers/net/wireless/intel/iwlwifi/mvm/ptp.c and mld/ptp.c.
+#include <linux/module.h>
+#include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+
+int get_crosststamp(struct system_device_crosststamp *xtstamp, s64 gp2_ns,
+		    ktime_t sys_time);
+
+int get_crosststamp(struct system_device_crosststamp *xtstamp, s64 gp2_ns,
+		    ktime_t sys_time)
+{
+	if (xtstamp->clock_id != CLOCK_REALTIME)
+		return -ENOTSUPP;
+
+	xtstamp->device = ns_to_ktime(gp2_ns);
+	xtstamp->sys_systime = sys_time;
+	return 0;
+}
+
+MODULE_LICENSE("GPL");
