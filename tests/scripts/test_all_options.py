@@ -25,6 +25,7 @@ import retrofi_debversion
 import retrofi_generate
 import retrofi_kernels
 import retrofi_matrix
+import retrofi_selection
 from conftest import REPO, shared_build
 
 JOBS = int(os.environ.get("RETROFI_JOBS", "2"))
@@ -140,6 +141,11 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
     missing = [rel(o, tree) for opt, objs in option_objects(tree).items() if opt in on
                for o in objs if not os.path.isfile(os.path.join(b.tree, rel(o, tree)))]
     assert missing == [], "objects of options that are on, not built"
+    # every module the configuration selects for this target (a driver whose
+    # facility the target lacks, or whose code is not backported to it, is
+    # off with a reason)
+    sel = retrofi_selection.selection(b.tree)
+    assert sel.errors == () and sorted(b.modules) == sorted(sel.modules), (b.modules, sel)
     stack = [m for m in b.modules if os.path.basename(m)[:-3] in STACK]
     assert len(stack) == 9, b.modules
     # The vendor drivers: built where their family is on (since markers),
@@ -149,8 +155,14 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
         assert {"mt7921e", "mt7925e", "mt7921u", "mt76"} <= vendor, sorted(vendor)
     if defconfig == "all" and "RTW89_CORE" in on:
         assert {"rtw89_8852ae", "rtw89_core", "rtw89_pci"} <= vendor, sorted(vendor)
+    if defconfig == "all" and "IWLWIFI" in on:
+        assert {"iwlwifi", "iwlmvm", "iwlmld", "iwldvm"} <= vendor, sorted(vendor)
+    if defconfig == "all" and "ATH12K" in on:
+        assert {"ath10k_pci", "ath10k_usb", "ath11k_pci", "ath12k_wifi7"} <= vendor, \
+            sorted(vendor)
     if defconfig == "all-stack" or not on & {"MT76_CORE", "RTW88_CORE", "RTW89_CORE",
-                                             "ATH9K_HTC", "CARL9170"}:
+                                             "ATH9K_HTC", "CARL9170", "IWLWIFI",
+                                             "ATH10K", "ATH11K", "ATH12K"}:
         assert vendor == set(), sorted(vendor)
 
 
@@ -172,6 +184,7 @@ def test_make_check_builds_the_stack_and_check_options_the_vendor_drivers(tmp_pa
     lines = lambda n: {l for l in open(os.path.join(d, n)).read().splitlines()
                        if l and not l.startswith("#")}
     vendor = {"RETROFI_MT76=m", "RETROFI_RTW88=m", "RETROFI_RTW89=m", "RETROFI_ATH9K_HTC=m",
-              "RETROFI_CARL9170=m"}
+              "RETROFI_CARL9170=m", "RETROFI_IWLWIFI=m", "RETROFI_ATH10K=m",
+              "RETROFI_ATH11K=m", "RETROFI_ATH12K=m"}
     assert lines("all") - lines("all-stack") == vendor
     assert lines("all-stack") <= lines("all")

@@ -64,7 +64,9 @@ def macros(include_dirs, *includes):
 # none of them, so the options only their code tests are not the stack's
 # (a target's CONFIG_MT76_LEDS=y says nothing the stack's code sees).
 VENDOR_DIRS = ("drivers/net/wireless/mediatek", "drivers/net/wireless/realtek",
-               "drivers/net/wireless/ath/carl9170")
+               "drivers/net/wireless/ath/carl9170", "drivers/net/wireless/intel",
+               "drivers/net/wireless/ath/ath10k", "drivers/net/wireless/ath/ath11k",
+               "drivers/net/wireless/ath/ath12k")
 VENDOR_FILES = re.compile(r"^(htc|hif_usb|wmi)")
 
 
