@@ -233,3 +233,22 @@ def test_an_option_that_needs_a_later_option_is_refused(tree):
     assert p.returncode != 0
     assert "option ATH9K_DEBUGFS needs MAC80211_DEBUGFS, which config/options lists after " \
            "it; fix: move MAC80211_DEBUGFS above it" in p.stdout, p.stdout
+
+
+def test_ath11k_and_ath12k_are_off_on_a_target_without_the_mhi_bus_and_say_so(tree):
+    """ath11k's PCI glue and ath12k reach their firmware through the target's
+    MHI bus (Kconfig selects MHI_BUS): without it they are off, config.h
+    naming the missing facility; ath11k's core (QMI helpers only) stays."""
+    t, klib = tree
+    text = (klib / ".config").read_text()
+    assert "CONFIG_MHI_BUS=y\n" in text
+    (klib / ".config").write_text(text.replace("CONFIG_MHI_BUS=y\n", ""))
+    p, got = config(tree, defconfig("all"))
+    assert p.returncode == 0, p.stdout
+    assert got["ATH12K"] == "" and got["ATH11K_PCI"] == "" and got["ATH11K"] == "m"
+    assert got["IWLWIFI"] == "m" and got["ATH10K_PCI"] == "m"
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_ATH12K off: the target has no CONFIG_MHI_BUS */" in header
+    assert "/* CONFIG_ATH11K_PCI off: the target has no CONFIG_MHI_BUS */" in header
+    assert "RETROFI_CONFIG_ATH12K := # off: the target has no CONFIG_MHI_BUS" in \
+        (t / "include" / "retrofi" / "config.mk").read_text()
