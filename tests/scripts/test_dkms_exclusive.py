@@ -5,6 +5,7 @@ headers): an unsupported kernel is skipped (exit 77) with one line that
 says which rule and why; a supported one goes on to look for its headers.
 Nothing is built, registered or installed on this machine."""
 
+import os
 import shutil
 import subprocess
 
@@ -12,6 +13,8 @@ import pytest
 
 import retrofi_dkmsconf
 from test_generate import write
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 @pytest.mark.parametrize("release,supported", [
     ("5.10.0-30-amd64", True), ("5.19.0-1-amd64", True), ("6.1.0-18-amd64", True),
@@ -32,6 +35,8 @@ def _dkms_build(tmp_path, release, config):
     src = tmp_path / "src" / "retrofi-1.0"
     write(str(src / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
     write(str(src / "Makefile"), "all:\n")
+    # The output tree's defconfigs: dkms.conf reads the selected one.
+    shutil.copytree(os.path.join(REPO, "drivers", "out-tree", "defconfigs"), src / "defconfigs")
     k = tmp_path / "k" / release
     write(str(k / ".config"), config)
     private = [f"--dkmstree={tmp_path / 'dkms'}", f"--sourcetree={tmp_path / 'src'}",
