@@ -33,6 +33,7 @@ help:
 	@echo "make release         generate and pack out/retrofi-<source version>.tar.xz (+ .sha256)"
 	@echo "make deb             release, then out/retrofi-dkms_<source version>-1_all.deb (DKMS)"
 	@echo "make firmware-report KLIB=DIR  the firmware the modules ask for, and the Debian package shipping each"
+	@echo "make deb-e2e         the .deb installed, booted and purged in a debootstrapped root (RELEASE=bookworm|bullseye)"
 	@echo "make api-bounds      which served ABIs have each shimmed API (compat/api-bounds.txt), checked"
 	@echo "make refresh         the drift of the newest source served (SOURCE=...: another):"
 	@echo "                     rules, copy list, included headers, Kbuild object lists"
@@ -134,6 +135,19 @@ TARBALL ?=
 export DEB_REVISION TARBALL
 deb: bootstrap
 	$(RETROFI) deb
+
+# The .deb end to end in a Debian root made by debootstrap (cached under
+# $RETROFI_CACHE/e2e/, never this machine's /): the kernel's image and
+# headers and dkms installed, apt-get install ./retrofi-dkms_*.deb (DKMS
+# builds RETROFI_DEFCONFIG=$(E2E_DEFCONFIG) of /etc/default/retrofi),
+# signatures against dkms's MOK, boot with the stack, purge, leftovers,
+# boot with the kernel's own stack.  RELEASE=bookworm (6.1) or bullseye (5.10).
+.PHONY: deb-e2e
+RELEASE ?= bookworm
+E2E_DEFCONFIG ?= hwsim
+deb-e2e: deb
+	$(PYTHON) scripts/retrofi_e2e.py --release "$(RELEASE)" --defconfig "$(E2E_DEFCONFIG)" \
+	  --deb "$$(ls -t out/retrofi-dkms_*_all.deb | head -n 1)"
 
 # make refresh [SOURCE=linux-source-7.2]: what no longer fits the source
 # (exit 1): rules, patches, copy-list lines, headers the copied files newly

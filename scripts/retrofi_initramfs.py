@@ -238,11 +238,15 @@ def build_selftest(tree, target, workdir, api_level=""):
 
 
 def stage_modules(target, tree, stage, workdir, selftest=True,
-                  extra=GUEST_EXTRA_MODULES, api_level=""):
-    """Put the guest's modules into stage/lib/modules/<kver>; returns GuestModules."""
+                  extra=GUEST_EXTRA_MODULES, api_level="", updates_src=None):
+    """Put the guest's modules into stage/lib/modules/<kver>; returns GuestModules.
+
+    updates_src: a directory of modules already installed (a package's
+    DKMS build in a Debian root) instead of the tree's own `make install`."""
     krel = target.kernelrelease
     scratch = os.path.join(workdir, "install")
-    updates_src = install_backport(tree, target, scratch, api_level)
+    if updates_src is None:
+        updates_src = install_backport(tree, target, scratch, api_level)
     backport = _module_map(updates_src)
     in_tree = _module_map(os.path.join(target.modules, "kernel"))
     builtin = _builtin(target.modules)

@@ -1,0 +1,429 @@
+"""The .deb end to end, as a user lives with it, in a Debian root.
+
+One job: the cycles of the retrofi-dkms package in a debootstrapped root
+(retrofi_e2e_root): `apt-get install ./retrofi-dkms_*.deb` has DKMS build
+and install the stack for the root's kernel; the modules are the
+selection's (RETROFI_DEFCONFIG in /etc/default/retrofi), each signed by
+dkms's MOK key (retrofi_modsig) and given by modules.dep from updates/; the
+root's kernel boots in QEMU with them (guest mode dkms); `apt-get purge`
+leaves nothing (leftovers()) and modules.dep is the kernel's own again; the
+kernel boots with its own stack (guest mode in-tree).  The upgrade cycle
+installs a newer kernel after the package: DKMS builds for it by itself.
+Each step is timed.  docs/deb-e2e.md says more.
+"""
+
+import dataclasses
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Dict, List, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from retrofi_e2e_root import (  # noqa: E402
+    DEB_MOUNT, RELEASE_TARGET, REPO, Cycle, Step, base_root, kernel_packages, kernel_root,
+    log, modules_of)
+from retrofi_errors import RetrofiError  # noqa: E402
+
+
+# What apt, dpkg and dkms write on an install and purge that is not the
+# package's, each with its reason (a path under one of these is no leftover):
+IGNORED = (
+    ("var/lib/dpkg/", "dpkg's database (status, file lists, triggers) records the "
+                      "install and the purge"),
+    ("var/log/", "apt's and dpkg's logs (history.log, term.log, dpkg.log)"),
+    ("var/cache/apt/", "apt's package cache (pkgcache.bin, srcpkgcache.bin)"),
+    ("var/lib/apt/extended_states", "apt's record of automatically installed packages"),
+    ("var/cache/debconf/", "debconf's database"),
+    ("var/cache/ldconfig/", "ldconfig's trigger"),
+    ("etc/ld.so.cache", "ldconfig's trigger"),
+    ("var/lib/dkms/mok.key", "dkms's own signing key, made on its first signing build, "
+                             "shared by every DKMS package and kept by design (its "
+                             "certificate is the one enrolled as MOK)"),
+    ("var/lib/dkms/mok.pub", "the certificate of dkms's signing key (see mok.key)"),
+)
+
+
+def _walk(top):
+    """{relative path: kind}; kind: dir, file, link, deleted (a whiteout)."""
+    import stat
+    out = {}
+    for d, dirs, files in os.walk(top):
+        for n in dirs + files:
+            full = os.path.join(d, n)
+            st = os.lstat(full)
+            rel = os.path.relpath(full, top)
+            if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+                out[rel] = "deleted"
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = "dir"
+            elif stat.S_ISLNK(st.st_mode):
+                out[rel] = "link"
+            else:
+                out[rel] = "file"
+    return out
+
+
+def _same(a, b):
+    if os.path.islink(a) or os.path.islink(b):
+        return os.path.islink(a) and os.path.islink(b) and os.readlink(a) == os.readlink(b)
+    if not (os.path.isfile(a) and os.path.isfile(b)):
+        return False
+    if os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def leftovers(cycle: Cycle, before: Dict[str, str]) -> List[Tuple[str, str]]:
+    """What the upper layer holds now that it did not before the install:
+    (path, what) for each, but for IGNORED paths, directories of the lower
+    root and files identical to the lower root's (a copied-up file that
+    depmod or a trigger rewrote with the same bytes)."""
+    out = []
+    for rel, kind in sorted(_walk(cycle.upper).items()):
+        if before.get(rel) == kind and kind == "dir":
+            continue
+        if any(rel == p.rstrip("/") or rel.startswith(p) for p, _ in IGNORED):
+            continue
+        low = os.path.join(cycle.lower, rel)
+        if kind == "dir":
+            if os.path.isdir(low) or before.get(rel) == "dir":
+                continue
+            out.append((rel, "new directory"))
+        elif kind == "deleted":
+            out.append((rel, "deleted from the root"))
+        elif os.path.lexists(low):
+            if not _same(os.path.join(cycle.upper, rel), low):
+                out.append((rel, f"{kind} changed"))
+        elif before.get(rel) != kind:
+            out.append((rel, f"new {kind}"))
+    return out
+
+
+def expected_modules(defconfig):
+    """The modules dkms installs for a selection (drivers/out-tree/defconfigs)."""
+    import retrofi_dkmsconf
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "drivers", "out-tree", "defconfigs", defconfig or "wifi")
+    with open(path) as f:
+        sel = f.read()
+    return sorted(m for m, opt in retrofi_dkmsconf.MODULE_OPTION.items()
+                  if opt is None or f"\n{opt}=m" in "\n" + sel)
+
+
+def resolves(cycle: Cycle, kernelrelease, modules) -> Dict[str, str]:
+    """{module: the path modules.dep of the merged root gives it}."""
+    dep = cycle.path(f"lib/modules/{kernelrelease}/modules.dep")
+    found = {}
+    with open(dep) as f:
+        for line in f:
+            path = line.split(":", 1)[0]
+            name = os.path.basename(path).split(".ko")[0].replace("-", "_")
+            if name in modules and name not in found:
+                found[name] = path
+    return found
+
+
+GUEST_INIT = os.path.join(REPO, "tests", "guest", "init")
+
+
+def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
+    """The guest of the root: the root's kernel modules (its linux-image
+    package, the lower layer) and, in mode "dkms", the modules DKMS installed
+    (the upper layer's updates/); mode "in-tree" has no updates/ at all.
+    Returns (the root's KernelTree, the initramfs path)."""
+    import retrofi_initramfs as ri
+    import retrofi_userland
+    krel = target.kernelrelease
+    # A kernel the cycle installed (an upgrade) is all in the upper layer.
+    layer = cycle.upper if os.path.exists(os.path.join(cycle.upper, "boot", f"vmlinuz-{krel}")) \
+        else cycle.lower
+    root_target = dataclasses.replace(
+        target, modules=os.path.join(layer, "lib", "modules", krel),
+        image=os.path.join(layer, "boot", f"vmlinuz-{krel}"))
+    updates = os.path.join(workdir, "no-updates")
+    os.makedirs(updates, exist_ok=True)
+    extra = ri.GUEST_EXTRA_MODULES + ("mac80211_hwsim",)
+    if mode == "dkms":
+        updates = os.path.join(cycle.upper, "lib", "modules", krel, "updates")
+        extra = ri.GUEST_EXTRA_MODULES
+    stage = os.path.join(workdir, "stage")
+    shutil.rmtree(stage, ignore_errors=True)
+    ri.stage_modules(root_target, None, stage, workdir, selftest=False, extra=extra,
+                     updates_src=updates)
+    cpio = ri.CpioWriter()
+    ri._add_tree(cpio, stage)
+    ri._add_userland(cpio, retrofi_userland.unpacked(cache))
+    for d in ("proc", "sys", "dev", "tmp", "run", "var/run", "etc", "root", "mnt"):
+        cpio.add_dir(d)
+    cpio.add_chardev("dev/console", 5, 1)
+    cpio.add_chardev("dev/null", 1, 3, 0o666)
+    with open(GUEST_INIT, "rb") as f:
+        cpio.add_file("init", f.read(), 0o755)
+    cpio.add_file("etc/retrofi-target", f"{target.name}\n{krel}\n".encode())
+    cpio.add_file("etc/retrofi-mode", f"{mode}\n".encode())
+    import gzip
+    path = os.path.join(workdir, f"initramfs-{mode}.cpio.gz")
+    with open(path, "wb") as f:
+        with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0, filename="") as gz:
+            import io
+            raw = io.BytesIO()
+            cpio.write(raw)
+            gz.write(raw.getvalue())
+    return root_target, path
+
+
+def boot_guest(cycle: Cycle, target, mode, workdir, cache, accel="tcg", allowed=(),
+               timeout=600):
+    """Boot the root's kernel with its modules (guest_initramfs); the
+    BootResult (pass: every guest test of the mode passed, no splat)."""
+    import retrofi_boot
+    t, initrd = guest_initramfs(cycle, target, mode, workdir, cache)
+    logp = os.path.join(workdir, f"console-{mode}.log")
+    return retrofi_boot.boot(t, initrd, logp, timeout=timeout,
+                             allowed_splats=allowed,
+                             accel=accel, name=f"{target.name}-{mode}")
+
+
+@dataclasses.dataclass(frozen=True)
+class CycleResult:
+    release: str
+    kernelrelease: str
+    modules: Tuple[str, ...]             # what dkms installed in updates/
+    signatures: Tuple[str, ...]          # one line per module: ok/FAIL and why
+    installed_resolve: Tuple[str, ...]   # module: path modules.dep gives, after install
+    purged_resolve: Tuple[str, ...]      # the same after the purge
+    leftovers: Tuple[Tuple[str, str], ...]
+    steps: Tuple[Step, ...]
+    problems: Tuple[str, ...]
+    boots: Tuple[str, ...] = ()
+
+    @property
+    def ok(self):
+        return not self.problems
+
+
+class Timer:
+    def __init__(self):
+        self.steps = []
+
+    def __call__(self, name, fn, *a, **kw):
+        t = time.monotonic()
+        log(f"{name} ...")
+        r = fn(*a, **kw)
+        self.steps.append(Step(name, round(time.monotonic() - t, 1)))
+        log(f"{name}: {self.steps[-1].seconds} s")
+        return r
+
+
+def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
+          target=None, accel="tcg", logdir=None, allowed=()) -> CycleResult:
+    """debootstrap (cached), kernel root (cached), install the .deb, check the
+    modules, their signatures and modules.dep, purge, check what is left.
+
+    target: the KernelTree of kernelrelease: the root's kernel then boots
+    with the DKMS-built stack (guest mode dkms) after the install, and with
+    its own stack (guest mode in-tree) after the purge; consoles in logdir."""
+    timer = Timer()
+    base = timer("debootstrap", base_root, cache, release)
+    kroot = timer("kernel root", kernel_root, cache, release, base, [kernelrelease])
+    problems = []
+    own = scratch is None
+    scratch = scratch or tempfile.mkdtemp(prefix="run-", dir=os.path.join(cache, "e2e"))
+    try:
+        c = Cycle(kroot.path, scratch)
+        if defconfig:
+            c.write("etc/default/retrofi", f"RETROFI_DEFCONFIG={defconfig}\n")
+        before = _walk(c.upper)
+        out = timer("install", c.run, ["apt-get", "install", "-y", "-q",
+                                       "--no-install-recommends",
+                                       f"{DEB_MOUNT}/{os.path.basename(deb)}"],
+                    debdir=os.path.dirname(os.path.abspath(deb)),
+                    what=f"apt-get install ./{os.path.basename(deb)}")
+        log("\n".join(l for l in out.splitlines() if "dkms" in l.lower() or "retrofi" in l)[-3000:])
+        mods, sigs, inst = check_built(c, kernelrelease, defconfig, problems)
+        want = expected_modules(defconfig)
+        boots = []
+        if target is not None:
+            b = timer("boot with the dkms stack", boot_guest, c, target, "dkms", logdir or scratch,
+                      cache, accel, allowed)
+            boots.append(b)
+        timer("purge", c.run, ["apt-get", "purge", "-y", "-q", "retrofi-dkms"],
+              what="apt-get purge retrofi-dkms")
+        left = leftovers(c, before)
+        problems += [f"left after the purge: /{p} ({w})" for p, w in left]
+        purged = resolves(c, kernelrelease, want)
+        lower_dep = os.path.join(c.lower, "lib", "modules", kernelrelease, "modules.dep")
+        if not _same(c.path(f"lib/modules/{kernelrelease}/modules.dep"), lower_dep):
+            problems.append("after the purge, modules.dep differs from the kernel's own")
+        for m in want:
+            if m in purged and "/updates/" in purged[m]:
+                problems.append(f"after the purge, modules.dep still gives {m} {purged[m]}")
+        if target is not None:
+            b = timer("boot with the kernel's own stack", boot_guest, c, target, "in-tree",
+                      logdir or scratch, cache, accel, allowed)
+            boots.append(b)
+        for b in boots:
+            log(b.report())
+            if not b.ok:
+                problems.append(f"boot {b.target}: {b.status}: {b.reason} (console: {b.log})")
+        return CycleResult(release, kernelrelease, tuple(sorted(mods)), sigs,
+                           inst, tuple(f"{kernelrelease} {m}: {p}" for m, p in sorted(purged.items())),
+                           tuple(left), tuple(timer.steps), tuple(problems),
+                           tuple(f"{b.target}: {b.status}, {b.reason} ({b.seconds:.0f} s, "
+                                 f"{b.accel}; console {b.log})" for b in boots))
+    finally:
+        if own:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def check_built(c: Cycle, kernelrelease, defconfig, problems):
+    """The modules dkms installed for kernelrelease: the selection's, each
+    signed by dkms's MOK, each given by modules.dep in updates/.  Returns
+    (modules, signature lines, resolve lines); problems get what is wrong."""
+    import retrofi_modsig
+    mods = modules_of(c, kernelrelease)
+    want = expected_modules(defconfig)
+    if sorted(mods) != want:
+        problems.append(f"dkms installed {sorted(mods)} for {kernelrelease}, "
+                        f"expected {want} (RETROFI_DEFCONFIG={defconfig})")
+    cert = c.path("var/lib/dkms/mok.pub")
+    verdicts = retrofi_modsig.verify_all(mods.values(), cert) if os.path.exists(cert) else []
+    if not os.path.exists(cert):
+        problems.append("dkms made no signing certificate (/var/lib/dkms/mok.pub)")
+    sigs = tuple(f"{'ok' if v.ok else 'FAIL'} {kernelrelease} {os.path.basename(v.module)}: "
+                 f"{v.reason}" for v in verdicts)
+    problems += [f"signature: {l}" for l in sigs if l.startswith("FAIL")]
+    inst = resolves(c, kernelrelease, want)
+    for m in want:
+        if "/updates/" not in inst.get(m, ""):
+            problems.append(f"modules.dep of {kernelrelease} gives {m} "
+                            f"{inst.get(m, 'no path')}, not updates/")
+    return mods, sigs, tuple(f"{kernelrelease} {m}: {p}" for m, p in sorted(inst.items()))
+
+
+def upgrade_cycle(cache, release, old, new, deb, defconfig="hwsim", target=None,
+                  accel="tcg", logdir=None, allowed=()) -> CycleResult:
+    """The package installed for kernel old; then the kernel new's image and
+    headers are installed (from the root's apt cache) and DKMS builds the
+    stack for it by itself (the kernel's postinst hooks, dkms autoinstall):
+    no retrofi command.  target: new's KernelTree, booted with the stack."""
+    timer = Timer()
+    base = timer("debootstrap", base_root, cache, release)
+    kroot = timer("kernel root", kernel_root, cache, release, base, [old], later=[new])
+    problems = []
+    scratch = tempfile.mkdtemp(prefix="run-", dir=os.path.join(cache, "e2e"))
+    try:
+        c = Cycle(kroot.path, scratch)
+        if defconfig:
+            c.write("etc/default/retrofi", f"RETROFI_DEFCONFIG={defconfig}\n")
+        timer("install", c.run, ["apt-get", "install", "-y", "-q", "--no-install-recommends",
+                                 f"{DEB_MOUNT}/{os.path.basename(deb)}"],
+              debdir=os.path.dirname(os.path.abspath(deb)),
+              what=f"apt-get install ./{os.path.basename(deb)}")
+        _, sigs_old, res_old = check_built(c, old, defconfig, problems)
+        if modules_of(c, new):
+            problems.append(f"dkms built for {new} before its kernel was installed")
+        out = timer("kernel upgrade", c.run, ["apt-get", "install", "-y", "-q",
+                                              "--no-install-recommends",
+                                              *kernel_packages(new)],
+                    what=f"apt-get install {' '.join(kernel_packages(new))}")
+        log("\n".join(l for l in out.splitlines() if "dkms" in l.lower())[-2000:])
+        mods, sigs_new, res_new = check_built(c, new, defconfig, problems)
+        boots = []
+        if target is not None:
+            boots.append(timer("boot the new kernel with the dkms stack", boot_guest, c, target,
+                               "dkms", logdir or scratch, cache, accel, allowed))
+        for b in boots:
+            log(b.report())
+            if not b.ok:
+                problems.append(f"boot {b.target}: {b.status}: {b.reason} (console: {b.log})")
+        return CycleResult(release, f"{old} -> {new}", tuple(sorted(mods)), sigs_old + sigs_new,
+                           res_old + res_new, (), (), tuple(timer.steps), tuple(problems),
+                           tuple(f"{b.target}: {b.status}, {b.reason} ({b.seconds:.0f} s, "
+                                 f"{b.accel}; console {b.log})" for b in boots))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def report(r: CycleResult) -> str:
+    lines = [f"retrofi-dkms end to end: {r.release}, kernel {r.kernelrelease}"]
+    lines += [f"  step {s.name}: {s.seconds} s" for s in r.steps]
+    lines += [f"  installed: {' '.join(r.modules)}"]
+    lines += [f"  signature {l}" for l in r.signatures]
+    lines += [f"  after install: {l}" for l in r.installed_resolve]
+    lines += [f"  after purge:   {l}" for l in r.purged_resolve]
+    lines += [f"  boot {l}" for l in r.boots]
+    lines += [f"  PROBLEM: {p}" for p in r.problems]
+    lines += ["  PASS" if r.ok else "  FAIL"]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--release", default="bookworm", choices=sorted(RELEASE_TARGET))
+    ap.add_argument("--kernelrelease", default="",
+                    help="the kernel (default: the release's target in kernel-matrix.yaml)")
+    ap.add_argument("--deb", required=True, help="the retrofi-dkms .deb (make deb)")
+    ap.add_argument("--defconfig", default="hwsim",
+                    help="RETROFI_DEFCONFIG in the root's /etc/default/retrofi")
+    ap.add_argument("--no-boot", action="store_true", help="install and purge only")
+    ap.add_argument("--upgrade-from", default="",
+                    help="the kernel the root starts with (e.g. 6.1.0-56-amd64): the package "
+                         "is installed for it, then the kernel is upgraded to the target's and "
+                         "DKMS must build for it by itself (no purge)")
+    ap.add_argument("--logdir", default="out/e2e", help="where the guests' consoles go")
+    args = ap.parse_args(argv)
+    try:
+        import retrofi_kernels
+        cache = retrofi_kernels.cache_dir()
+        krel = args.kernelrelease or target_kernelrelease(args.release)
+        target, accel, allowed = None, "tcg", ()
+        if not args.no_boot:
+            import retrofi_accel
+            import retrofi_matrix
+            matrix = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+            name = RELEASE_TARGET[args.release]
+            target = retrofi_kernels.fetch(matrix, [name], with_source=False).target(name)
+            if target.kernelrelease != krel:
+                raise RetrofiError(f"target {name} is kernel {target.kernelrelease}, not {krel}",
+                                   fix="boot the target's own kernel (leave --kernelrelease "
+                                       "out) or pass --no-boot")
+            spec = next(t for t in matrix.targets if t.name == name)
+            allowed = spec.allowed_splats
+            accel = retrofi_accel.choose(target, cache).name
+            os.makedirs(args.logdir, exist_ok=True)
+        if args.upgrade_from:
+            r = upgrade_cycle(cache, args.release, args.upgrade_from, krel, args.deb,
+                              args.defconfig, target=target, accel=accel,
+                              logdir=os.path.abspath(args.logdir), allowed=allowed)
+        else:
+            r = cycle(cache, args.release, krel, args.deb, args.defconfig, target=target,
+                      accel=accel, logdir=os.path.abspath(args.logdir), allowed=allowed)
+    except RetrofiError as e:
+        print(e.format(), file=sys.stderr)
+        return e.code
+    print(report(r))
+    return 0 if r.ok else 1
+
+
+def target_kernelrelease(release):
+    """The kernel release of the release's target (kernel-matrix.lock's ABI)."""
+    import json
+    lock = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "kernel-matrix.lock")
+    with open(lock) as f:
+        entries = json.load(f)["entries"]
+    entry = entries.get(f"target:{RELEASE_TARGET[release]}")
+    if not entry:
+        raise RetrofiError(f"kernel-matrix.lock pins no target {RELEASE_TARGET[release]}",
+                           where=lock, fix="run `make kernels`")
+    return f"{entry['abi']}-amd64"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
