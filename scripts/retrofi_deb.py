@@ -33,6 +33,15 @@ MAINTAINER = "retrofi maintainers <maintainers@retrofi.invalid>"
 # What the package adds besides the tree (packaging/): the status command,
 # its manual page, and the lintian tags it overrides, each with its reason.
 PACKAGING = os.path.join(REPO, "packaging")
+# dkms (3.0.10) installs a module only if its version is newer than the
+# kernel's own module of that name, else "DKMS will not replace this
+# module" and the install fails: cfg80211, mac80211 and the drivers carry no
+# MODULE_VERSION, like the kernel's, so they compare equal and the backport
+# would never be installed.  "<name>_version-override" in this directory
+# makes dkms skip that comparison for the package's modules (and only it:
+# not the obsolescence check that --force also skips).
+FORCE_DIR = "usr/share/dkms/modules_to_force_install"
+FORCE_FILE = PACKAGE
 # The tools dpkg-buildpackage needs here (scripts/bootstrap installs them).
 BUILD_TOOLS = ("dpkg-buildpackage", "dh", "dh_dkms")
 
@@ -303,7 +312,9 @@ def _debian_files(tree, fields, conf, version, mtime):
         "source/format": ("3.0 (quilt)\n", 0o644),
         f"{PACKAGE}.dkms": ("dkms.conf\n", 0o644),
         f"{PACKAGE}.install": ("".join(f"{e} {src_dir}\n" for e in entries)
-                               + "debian/retrofi-status usr/sbin/\n", 0o644),
+                               + "debian/retrofi-status usr/sbin/\n"
+                               + f"debian/{FORCE_FILE} {FORCE_DIR}/\n", 0o644),
+        FORCE_FILE: (f"{conf['PACKAGE_NAME']}_version-override\n", 0o644),
         f"{PACKAGE}.manpages": ("debian/retrofi-status.8\n", 0o644),
         "retrofi-status": (extra["retrofi-status"], 0o755),
         "retrofi-status.8": (extra["retrofi-status.8"], 0o644),

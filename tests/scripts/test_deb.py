@@ -89,7 +89,8 @@ def test_deb_installs_the_dkms_source_and_retrofi_status_and_nothing_else(one_de
     want |= {"usr/sbin/retrofi-status", "usr/share/man/man8/retrofi-status.8.gz",
              "usr/share/doc/retrofi-dkms/copyright",
              "usr/share/doc/retrofi-dkms/changelog.Debian.gz",
-             "usr/share/lintian/overrides/retrofi-dkms"}
+             "usr/share/lintian/overrides/retrofi-dkms",
+             "usr/share/dkms/modules_to_force_install/retrofi-dkms"}
     assert files == want
     assert entries["usr/sbin/retrofi-status"] == ("-rwxr-xr-x", "root/root")
     assert all(owner == "root/root" for _, owner in entries.values())
@@ -99,6 +100,9 @@ def test_deb_installs_the_dkms_source_and_retrofi_status_and_nothing_else(one_de
     with tarfile.open(fileobj=io.BytesIO(x)) as tf:
         conf = tf.extractfile(f"./{DKMS_DIR}/dkms.conf").read()
         status = tf.extractfile("./usr/sbin/retrofi-status").read()
+        # dkms installs the modules although their version equals the kernel's own.
+        force = tf.extractfile("./usr/share/dkms/modules_to_force_install/retrofi-dkms").read()
+    assert force == b"retrofi_version-override\n"
     with open(os.path.join(tree, "dkms.conf"), "rb") as f:
         assert conf == f.read()
     assert b"BUILD_EXCLUSIVE_KERNEL=" in conf and b"BUILD_EXCLUSIVE_CONFIG=" in conf
@@ -233,7 +237,8 @@ def test_the_real_release_makes_a_lintian_clean_deb_that_purges_clean(tmp_path):
     assert {p for p in files if not p.startswith("usr/src/")} == {
         "usr/sbin/retrofi-status", "usr/share/man/man8/retrofi-status.8.gz",
         "usr/share/doc/retrofi-dkms/copyright", "usr/share/doc/retrofi-dkms/changelog.Debian.gz",
-        "usr/share/lintian/overrides/retrofi-dkms"}
+        "usr/share/lintian/overrides/retrofi-dkms",
+        "usr/share/dkms/modules_to_force_install/retrofi-dkms"}
     assert {p for p in files if p.startswith("usr/src/")} == {
         f"usr/src/retrofi-{x}.{y}.0-test/{p}" for p in _tree_files(tree)
         if os.path.isfile(os.path.join(tree, p))}
