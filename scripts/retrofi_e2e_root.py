@@ -8,8 +8,7 @@ overlay on it, each in a private mount namespace.
                            (key: release, mirrors, debootstrap's version)
   kernel-<release>-<kernels>-<key>/
                            base + the kernels' image and headers, dkms and
-                           openssl (key: base key, packages); kernels of an
-                           upgrade only downloaded into its apt cache
+                           openssl (key: base key, packages)
 A cycle never writes to them: it runs on an overlay (lower: the kernel
 root, upper: a scratch directory, Cycle), so the upper layer is exactly
 what the cycle changed.  Each command runs chrooted in its own mount
@@ -186,14 +185,10 @@ def kernel_packages(kernelrelease):
     return (f"linux-image-{kernelrelease}", f"linux-headers-{kernelrelease}")
 
 
-def kernel_root(cache, release, base: Root, kernelreleases, later=()) -> Root:
-    """base + the kernels' image and headers, dkms and openssl, cached.
-
-    later: kernels whose packages are only downloaded (into the root's apt
-    cache): a cycle installs them as an upgrade, without the network."""
+def kernel_root(cache, release, base: Root, kernelreleases) -> Root:
+    """base + the kernels' image and headers, dkms and openssl, cached."""
     pkgs = tuple(p for k in kernelreleases for p in kernel_packages(k)) + ROOT_PACKAGES
-    later_pkgs = tuple(p for k in later for p in kernel_packages(k))
-    key = _key("kernel", base.key, *pkgs, *(("later",) + later_pkgs if later_pkgs else ()))
+    key = _key("kernel", base.key, *pkgs)
 
     def build(tmp):
         root = os.path.join(tmp, "root")
@@ -203,10 +198,6 @@ def kernel_root(cache, release, base: Root, kernelreleases, later=()) -> Root:
         chroot(root, ["apt-get", "install", "-y", "-q", "--no-install-recommends", *pkgs],
                what=f"apt-get install {' '.join(pkgs)}")
         chroot(root, ["apt-get", "clean"], what="apt-get clean")
-        if later_pkgs:
-            chroot(root, ["apt-get", "install", "-y", "-q", "--no-install-recommends",
-                          "--download-only", *later_pkgs],
-                   what=f"apt-get install --download-only {' '.join(later_pkgs)}")
 
     name = f"kernel-{release}-{'+'.join(kernelreleases)}-{key}"
     path, reused = _build_into(os.path.join(cache, "e2e"), name, build)
