@@ -41,7 +41,7 @@ PACKAGING = os.path.join(REPO, "packaging")
 # makes dkms skip that comparison for the package's modules (and only it:
 # not the obsolescence check that --force also skips).
 FORCE_DIR = "usr/share/dkms/modules_to_force_install"
-FORCE_FILE = PACKAGE
+FORCE_FILE = SOURCE_PACKAGE  # the DKMS module name (any name works: dkms reads them all)
 # The tools dpkg-buildpackage needs here (scripts/bootstrap installs them).
 BUILD_TOOLS = ("dpkg-buildpackage", "dh", "dh_dkms")
 

@@ -90,7 +90,7 @@ def test_deb_installs_the_dkms_source_and_retrofi_status_and_nothing_else(one_de
              "usr/share/doc/retrofi-dkms/copyright",
              "usr/share/doc/retrofi-dkms/changelog.Debian.gz",
              "usr/share/lintian/overrides/retrofi-dkms",
-             "usr/share/dkms/modules_to_force_install/retrofi-dkms"}
+             "usr/share/dkms/modules_to_force_install/retrofi"}
     assert files == want
     assert entries["usr/sbin/retrofi-status"] == ("-rwxr-xr-x", "root/root")
     assert all(owner == "root/root" for _, owner in entries.values())
@@ -101,7 +101,7 @@ def test_deb_installs_the_dkms_source_and_retrofi_status_and_nothing_else(one_de
         conf = tf.extractfile(f"./{DKMS_DIR}/dkms.conf").read()
         status = tf.extractfile("./usr/sbin/retrofi-status").read()
         # dkms installs the modules although their version equals the kernel's own.
-        force = tf.extractfile("./usr/share/dkms/modules_to_force_install/retrofi-dkms").read()
+        force = tf.extractfile("./usr/share/dkms/modules_to_force_install/retrofi").read()
     assert force == b"retrofi_version-override\n"
     with open(os.path.join(tree, "dkms.conf"), "rb") as f:
         assert conf == f.read()
@@ -238,7 +238,7 @@ def test_the_real_release_makes_a_lintian_clean_deb_that_purges_clean(tmp_path):
         "usr/sbin/retrofi-status", "usr/share/man/man8/retrofi-status.8.gz",
         "usr/share/doc/retrofi-dkms/copyright", "usr/share/doc/retrofi-dkms/changelog.Debian.gz",
         "usr/share/lintian/overrides/retrofi-dkms",
-        "usr/share/dkms/modules_to_force_install/retrofi-dkms"}
+        "usr/share/dkms/modules_to_force_install/retrofi"}
     assert {p for p in files if p.startswith("usr/src/")} == {
         f"usr/src/retrofi-{x}.{y}.0-test/{p}" for p in _tree_files(tree)
         if os.path.isfile(os.path.join(tree, p))}
