@@ -165,8 +165,6 @@ def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     # The package's retrofi-status (kept from the install for the guest
     # after the purge).
     status = os.path.join(cycle.scratch, "retrofi-status")
-    if not os.path.exists(status):
-        shutil.copy(cycle.path("usr/sbin/retrofi-status"), status)
     with open(status, "rb") as f:
         cpio.add_file("usr/sbin/retrofi-status", f.read(), 0o755)
     import gzip
@@ -249,6 +247,8 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
                     what=f"apt-get install ./{os.path.basename(deb)}")
         log("\n".join(l for l in out.splitlines() if "dkms" in l.lower() or "retrofi" in l)[-3000:])
         mods, sigs, inst = check_built(c, kernelrelease, defconfig, problems)
+        # The package's retrofi-status, for the guests (the one after the purge too).
+        shutil.copy(c.path("usr/sbin/retrofi-status"), os.path.join(scratch, "retrofi-status"))
         want = expected_modules(defconfig)
         boots = []
         if target is not None and sorted(mods) == want:

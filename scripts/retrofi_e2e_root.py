@@ -233,14 +233,19 @@ class Cycle:
             f.write(text)
 
 
+MODULE_SUFFIXES = (".ko", ".ko.xz", ".ko.zst", ".ko.gz")
+
+
 def modules_of(cycle: Cycle, kernelrelease) -> Dict[str, str]:
-    """{module name: path} under the merged root's lib/modules/<krel>/updates."""
+    """{module name: path} under the merged root's lib/modules/<krel>/updates
+    (dkms compresses them as the kernel does: bookworm's 6.1, .ko.xz)."""
     out = {}
     for layer in (cycle.lower, cycle.upper):
         base = os.path.join(layer, "lib", "modules", kernelrelease, "updates")
         for d, _, files in os.walk(base):
             for f in files:
-                if f.endswith(".ko"):
-                    out[f[:-3]] = os.path.join(cycle.path(os.path.relpath(
-                        os.path.join(d, f), layer)))
+                for suffix in MODULE_SUFFIXES:
+                    if f.endswith(suffix):
+                        out[f[:-len(suffix)]] = cycle.path(os.path.relpath(
+                            os.path.join(d, f), layer))
     return out

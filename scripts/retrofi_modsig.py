@@ -57,10 +57,16 @@ def split(data: bytes) -> Tuple[bytes, bytes]:
 
 def verify(module: str, cert: str) -> Verdict:
     """Whether module is signed by cert's key (cert: DER or PEM)."""
-    with open(module, "rb") as f:
-        data = f.read()
-    if module.endswith((".xz", ".zst", ".gz")):
+    if module.endswith(".xz"):
+        # dkms signs, then compresses as the kernel does (bookworm: xz).
+        import lzma
+        with lzma.open(module) as f:
+            data = f.read()
+    elif module.endswith((".zst", ".gz")):
         return Verdict(module, False, "compressed module: decompress it first")
+    else:
+        with open(module, "rb") as f:
+            data = f.read()
     try:
         content, sig = split(data)
     except NotSigned as e:

@@ -84,3 +84,15 @@ def test_the_cli_exits_1_naming_each_failing_module(tmp_path, keys, capsys):
     assert retrofi_modsig.main([mok[1], good, bad]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"ok   {good}:") and out[1].startswith(f"FAIL {bad}: no appended")
+
+
+def test_an_xz_compressed_signed_module_verifies(tmp_path, keys):
+    # dkms signs, then compresses as the kernel's modules are (bookworm's 6.1: xz).
+    import lzma
+    mok, _ = keys
+    path = _module(tmp_path, "packed", mok)
+    with open(path, "rb") as f, lzma.open(path + ".xz", "wb",
+                                          check=lzma.CHECK_CRC32) as out:
+        out.write(f.read())
+    v = retrofi_modsig.verify(path + ".xz", mok[1])
+    assert v.ok, v.reason
