@@ -145,7 +145,7 @@ def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     os.makedirs(updates, exist_ok=True)
     extra = ri.GUEST_EXTRA_MODULES + ("mac80211_hwsim",)
     if mode == "dkms":
-        updates = os.path.join(cycle.upper, "lib", "modules", krel, "updates")
+        updates = os.path.join(cycle.upper, cycle.canon(f"lib/modules/{krel}/updates"))
         extra = ri.GUEST_EXTRA_MODULES
     stage = os.path.join(workdir, "stage")
     shutil.rmtree(stage, ignore_errors=True)

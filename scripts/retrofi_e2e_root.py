@@ -220,9 +220,29 @@ class Cycle:
         return chroot(self.lower, argv, self.upper, self.work, self.mnt, debdir=debdir,
                       what=what)
 
+    def canon(self, rel):
+        """rel with the root's own directory symlinks resolved (bookworm's
+        merged /usr: lib -> usr/lib), so that it names the upper layer's
+        path; the last component is left as it is."""
+        parts = [p for p in rel.strip("/").split("/") if p]
+        out = []
+        for i, part in enumerate(parts[:-1]):
+            cur = "/".join(out + [part])
+            for layer in (self.upper, self.lower):
+                full = os.path.join(layer, cur)
+                if os.path.islink(full):
+                    target = os.readlink(full)
+                    base = target.lstrip("/") if target.startswith("/") else \
+                        os.path.normpath(os.path.join("/".join(out), target))
+                    return self.canon("/".join([base] + parts[i + 1:]))
+                if os.path.lexists(full):
+                    break
+            out.append(part)
+        return "/".join(out + parts[-1:])
+
     def path(self, rel):
         """A path of the merged root, read from the upper layer or the lower."""
-        rel = rel.lstrip("/")
+        rel = self.canon(rel)
         up = os.path.join(self.upper, rel)
         return up if os.path.lexists(up) else os.path.join(self.lower, rel)
 
@@ -240,8 +260,9 @@ def modules_of(cycle: Cycle, kernelrelease) -> Dict[str, str]:
     """{module name: path} under the merged root's lib/modules/<krel>/updates
     (dkms compresses them as the kernel does: bookworm's 6.1, .ko.xz)."""
     out = {}
+    rel = cycle.canon(f"lib/modules/{kernelrelease}/updates")
     for layer in (cycle.lower, cycle.upper):
-        base = os.path.join(layer, "lib", "modules", kernelrelease, "updates")
+        base = os.path.join(layer, rel)
         for d, _, files in os.walk(base):
             for f in files:
                 for suffix in MODULE_SUFFIXES:
