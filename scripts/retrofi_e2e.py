@@ -113,6 +113,11 @@ def expected_modules(defconfig):
                   if opt is None or f"\n{opt}=m" in "\n" + sel)
 
 
+def in_updates(path):
+    """Whether a modules.dep path (relative to the kernel's directory) is in updates/."""
+    return ("/" + path).startswith("/updates/")
+
+
 def resolves(cycle: Cycle, kernelrelease, modules) -> Dict[str, str]:
     """{module: the path modules.dep of the merged root gives it}."""
     dep = cycle.path(f"lib/modules/{kernelrelease}/modules.dep")
@@ -266,7 +271,7 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
         if not _same(c.path(f"lib/modules/{kernelrelease}/modules.dep"), lower_dep):
             problems.append("after the purge, modules.dep differs from the kernel's own")
         for m in want:
-            if m in purged and "/updates/" in purged[m]:
+            if m in purged and in_updates(purged[m]):
                 problems.append(f"after the purge, modules.dep still gives {m} {purged[m]}")
         if target is not None:
             b = timer("boot with the kernel's own stack", boot_guest, c, target, "in-tree",
@@ -326,7 +331,7 @@ def check_built(c: Cycle, kernelrelease, defconfig, problems):
     problems += [f"signature: {l}" for l in sigs if l.startswith("FAIL")]
     inst = resolves(c, kernelrelease, want)
     for m in want:
-        if "/updates/" not in inst.get(m, ""):
+        if not in_updates(inst.get(m, "")):
             problems.append(f"modules.dep of {kernelrelease} gives {m} "
                             f"{inst.get(m, 'no path')}, not updates/")
     return mods, sigs, tuple(f"{kernelrelease} {m}: {p}" for m, p in sorted(inst.items()))

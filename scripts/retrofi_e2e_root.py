@@ -258,7 +258,7 @@ MODULE_SUFFIXES = (".ko", ".ko.xz", ".ko.zst", ".ko.gz")
 
 def modules_of(cycle: Cycle, kernelrelease) -> Dict[str, str]:
     """{module name: path} under the merged root's lib/modules/<krel>/updates
-    (dkms compresses them as the kernel does: bookworm's 6.1, .ko.xz)."""
+    (dkms compresses them as the kernel's own are, if they are)."""
     out = {}
     rel = cycle.canon(f"lib/modules/{kernelrelease}/updates")
     for layer in (cycle.lower, cycle.upper):
