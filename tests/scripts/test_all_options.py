@@ -81,16 +81,28 @@ def tree(fetched, tmp_path_factory):
 
 
 def option_objects(tree):
-    """{option: [objects]} of the Kbuild lines `x-$(RETROFI_CONFIG_O) += a.o b.o`."""
-    out = {}
+    """{option: [(object, module)]} of the Kbuild lines
+    `x-$(RETROFI_CONFIG_O) += a.o b.o`: the module is x.ko where x is a
+    module (obj-... += x.o), a.ko itself for obj-, and None where x is a
+    list that a module of the directory takes in (rc80211_minstrel-y)."""
+    lines, modules = [], set()
     for root, _, files in os.walk(tree):
         if "Kbuild" not in files:
             continue
         with open(os.path.join(root, "Kbuild")) as f:
             text = f.read().replace("\\\n", " ")
-        for m in re.finditer(r"^\S+-\$\(RETROFI_CONFIG_(\w+)\)\s*\+=\s*(.*)$", text, re.M):
-            objs = [os.path.join(root, o) for o in m.group(2).split() if o.endswith(".o")]
-            out.setdefault(m.group(1), []).extend(objs)
+        for m in re.finditer(r"^obj-\S*\s*[:+]?=\s*(.*)$", text, re.M):
+            modules.update(os.path.relpath(os.path.join(root, o[:-2] + ".ko"), tree)
+                           for o in m.group(1).split() if o.endswith(".o"))
+        for m in re.finditer(r"^(\S+)-\$\(RETROFI_CONFIG_(\w+)\)\s*\+=\s*(.*)$", text, re.M):
+            lines += [(root, m.group(1), m.group(2), o) for o in m.group(3).split()
+                      if o.endswith(".o")]
+    out = {}
+    for root, prefix, option, o in lines:
+        module = os.path.relpath(os.path.join(root, (o[:-2] if prefix == "obj" else prefix) + ".ko"),
+                                 tree)
+        out.setdefault(option, []).append((os.path.join(root, o),
+                                           module if module in modules else None))
     return out
 
 
@@ -137,14 +149,22 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
     # The all configuration, as built: everything the tree offers on.
     assert {"ATH_TRACEPOINTS", "MAC80211_MESSAGE_TRACING", "ATH9K_DEBUGFS",
             "MAC80211_DEBUGFS", "ATH5K_TRACER", "ATH9K_TX99"} <= on
-    rel = os.path.relpath
-    missing = [rel(o, tree) for opt, objs in option_objects(tree).items() if opt in on
-               for o in objs if not os.path.isfile(os.path.join(b.tree, rel(o, tree)))]
-    assert missing == [], "objects of options that are on, not built"
     # every module the configuration selects for this target (a driver whose
     # facility the target lacks, or whose code is not backported to it, is
     # off with a reason)
     sel = retrofi_selection.selection(b.tree)
+    # Every part of a selected module that an option which is on adds (a
+    # stack option such as NL80211_TESTMODE also adds parts to vendor
+    # modules: those count where the vendor module is selected).
+    rel = os.path.relpath
+    dirs = {os.path.dirname(m) for m in sel.modules}
+    parts = [rel(o, tree) for opt, objs in option_objects(tree).items() if opt in on
+             for o, module in objs
+             if module in sel.modules or (module is None and os.path.dirname(rel(o, tree)) in dirs)]
+    assert {"net/mac80211/debugfs.o", "net/mac80211/rc80211_minstrel_ht_debugfs.o"} <= set(parts), \
+        "the check reads the stack's optional parts"
+    missing = [o for o in parts if not os.path.isfile(os.path.join(b.tree, o))]
+    assert missing == [], "objects of options that are on, not built"
     assert sel.errors == () and sorted(b.modules) == sorted(sel.modules), (b.modules, sel)
     stack = [m for m in b.modules if os.path.basename(m)[:-3] in STACK]
     assert len(stack) == 9, b.modules
