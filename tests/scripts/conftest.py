@@ -200,10 +200,35 @@ def out_tree_kbuild(path):
     return path
 
 
+def selected_drivers_config_mk(path, defconfig="wifi"):
+    """The config.mk lines config.sh writes for the options that obj- lines
+    of the Kbuild files under path read and that config/options sets to a
+    driver selection (NAME sel:DRIVER): m where defconfigs/<defconfig>
+    selects RETROFI_DRIVER=m, else empty. Other options are left out (a
+    stub tree that needs one says so itself)."""
+    import re
+    read = set()
+    for root, _, files in os.walk(path):
+        if "Kbuild" in files:
+            with open(os.path.join(root, "Kbuild")) as f:
+                read.update(re.findall(r"^obj-\$\(RETROFI_CONFIG_(\w+)\)", f.read(), re.M))
+    with open(os.path.join(path, "defconfigs", defconfig)) as f:
+        chosen = set(re.findall(r"^RETROFI_(\w+)=m\s*$", f.read(), re.M))
+    lines = []
+    with open(os.path.join(path, "config", "options")) as f:
+        for m in re.finditer(r"^(\w+)\s+sel:(\w+)", f.read(), re.M):
+            if m.group(1) in read:
+                on = m.group(2) in chosen
+                # unselected: empty, with no reason (as config.sh writes it)
+                lines.append(f"RETROFI_CONFIG_{m.group(1)} :=" + (" m" if on else ""))
+    return "".join(l + "\n" for l in lines)
+
+
 def wifi_tree(path):
-    """out_tree_kbuild() with an empty include/retrofi/config.mk (no build:
-    no module's obj- line reads config.mk): the wifi defconfig's modules."""
+    """out_tree_kbuild() with the include/retrofi/config.mk of its driver
+    options (no build): the wifi defconfig's modules."""
     out_tree_kbuild(path)
     os.makedirs(os.path.join(path, "include", "retrofi"))
-    open(os.path.join(path, "include", "retrofi", "config.mk"), "w").close()
+    with open(os.path.join(path, "include", "retrofi", "config.mk"), "w") as f:
+        f.write(selected_drivers_config_mk(path))
     return path

@@ -8,7 +8,7 @@ import pytest
 import retrofi_build
 import retrofi_kernels
 import retrofi_matrix
-from conftest import REPO, out_tree_kbuild
+from conftest import REPO, out_tree_kbuild, selected_drivers_config_mk
 
 MAKEFILE = "all:\n\t$(MAKE) -C $(KLIB) M=$(CURDIR) modules\n"
 
@@ -278,7 +278,7 @@ def stub_output_tree(path, made, probes=True, config_mk="RETROFI_CONFIG_CFG80211
     out_tree_kbuild(str(path))
     (path / "Makefile").write_text(STUB_MAKEFILE)
     (path / "made").write_text("\n".join(made) + "\n")
-    (path / "config.mk.stub").write_text(config_mk)
+    (path / "config.mk.stub").write_text(config_mk + selected_drivers_config_mk(str(path)))
     if probes:
         (path / "probes").write_text("")
     return str(path)
