@@ -96,7 +96,7 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     assert b.tree == next(l for l in open(row["logs"]["build"]).read().splitlines()
                           if l.startswith("$ make -C ")).split()[3]
     again = retrofi_initramfs.build(kt, b.tree, config=retrofi_run.guest_config(
-        m.target(target), "tests", b.census, retrofi_run.preempt_rt(m, m.target(target))))
+        m.target(target), "tests", b.census, retrofi_run.preempt_rt(m, m.target(target)), b))
     assert again.reused and again.size < 24 << 20
 
 
