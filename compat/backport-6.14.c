@@ -9,9 +9,10 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 
-#if RETROFI_API_NEED(6, 14, 0, RETROFI_HAVE_debugfs_change_name)
+#if RETROFI_API_NEED(7, 2, 6, RETROFI_HAVE_debugfs_change_name)
 /*
- * "debugfs: add debugfs_change_name()" (v6.14, title not verified):
+ * "debugfs: add debugfs_change_name()" (v6.14, title not verified; the
+ * record is the served-ABI bound 6.12.118..7.2.6, the guard its high end):
  * rename @dentry in its own directory to the formatted name. Nothing to
  * rename (NULL or an error pointer, as debugfs gives when it is off) is
  * success, as upstream.
@@ -36,6 +37,6 @@ int debugfs_change_name(struct dentry *dentry, const char *fmt, ...)
 	return PTR_ERR_OR_ZERO(d);
 }
 EXPORT_SYMBOL_GPL(debugfs_change_name);
-RETROFI_CENSUS(debugfs_change_name, "6.14", "probed",
+RETROFI_CENSUS(debugfs_change_name, "6.12.118..7.2.6", "probed",
 	       "debugfs: add debugfs_change_name() (v6.14, title not verified)");
-#endif /* < 6.14 */
+#endif /* < 7.2.6 */

@@ -3,7 +3,9 @@
  * retrofi compat: <kunit/static_stub.h>
  *
  * "kunit: Add "static stub" support" (v6.3, title not verified; every
- * 6.1 ABI the archive serves lacks it, every 6.12 one has it) added
+ * 6.1 ABI the archive serves lacks it, up to 6.1.192, and every 6.12 one
+ * has it, from 6.12.107: the record is that bound and the guard its high
+ * end, safe since the guard also asks for the header itself) added
  * this header: KUNIT_STATIC_STUB_REDIRECT() at the top of a function lets
  * a KUnit test replace the function. mac80211's mlme.c uses it.
  */
@@ -12,20 +14,19 @@
 
 #include <retrofi/backport.h>
 
-#if !RETROFI_LINUX_LESS(6, 3, 0)
-#include_next <kunit/static_stub.h>
-#endif
-
 /*
  * KUNIT_STATIC_STUB_REDIRECT() -- as upstream's without CONFIG_KUNIT: it
  * does nothing, so the function runs its own body. The output tree
  * builds no KUnit test, and a target older than 6.3 has no static stubs
- * to redirect to. Structural (a new header).
+ * to redirect to. Structural (a new header); the target's own header is
+ * used wherever it has one.
  */
-#if RETROFI_LINUX_LESS(6, 3, 0)
+#if RETROFI_LINUX_LESS(6, 12, 107) && !__has_include_next("kunit/static_stub.h")
 #define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) do {} while (0)
-RETROFI_CENSUS(KUNIT_STATIC_STUB_REDIRECT, "6.3", "structural",
+RETROFI_CENSUS(KUNIT_STATIC_STUB_REDIRECT, "6.1.192..6.12.107", "structural",
 	       "kunit: Add static stub support (v6.3, title not verified)");
-#endif /* < 6.3 */
+#else
+#include_next <kunit/static_stub.h>
+#endif /* < 6.12.107 */
 
 #endif /* _RETROFI_KUNIT_STATIC_STUB_H */

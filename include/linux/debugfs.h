@@ -12,20 +12,21 @@
 
 /*
  * debugfs_change_name() -- "debugfs: add debugfs_change_name()" (v6.14,
- * title not verified; every 6.12 ABI the archive serves lacks it, every
- * 7.2 one has it, so the archive cannot pin it closer): rename a debugfs entry in place, to a formatted
+ * title not verified; every 6.12 ABI the archive serves lacks it, up to
+ * 6.12.118, and every 7.2 one has it, from 7.2.6: the record is that
+ * bound and the guard its high end, safe since probed): rename a debugfs entry in place, to a formatted
  * name; 0, or an error. cfg80211 renames a wiphy's directory with it.
  * The shim formats the name and calls debugfs_rename() (every target up
  * to 6.12 has it) with the entry's own parent. Exported by compat.ko
  * (backport-6.14.c). Probed.
  */
-#if RETROFI_API_NEED(6, 14, 0, RETROFI_HAVE_debugfs_change_name)
+#if RETROFI_API_NEED(7, 2, 6, RETROFI_HAVE_debugfs_change_name)
 #define debugfs_change_name LINUX_BACKPORT(debugfs_change_name)
 __printf(2, 3)
 int debugfs_change_name(struct dentry *dentry, const char *fmt, ...);
-RETROFI_CENSUS(debugfs_change_name, "6.14", "probed",
+RETROFI_CENSUS(debugfs_change_name, "6.12.118..7.2.6", "probed",
 	       "debugfs: add debugfs_change_name() (v6.14, title not verified)");
-#endif /* < 6.14 */
+#endif /* < 7.2.6 */
 
 /*
  * struct debugfs_cancellation, debugfs_enter_cancellation(),

@@ -34,17 +34,18 @@ RETROFI_CENSUS(lockdep_sock_is_held, "5.11", "structural",
  * sk_requests_wifi_status()", posted on 2025-05-20 and applied to
  * wireless-next the next day, so in v6.16 (its final title is not
  * verified: the maintainer offered to retitle it when applying). The
- * archive agrees: every 6.12 ABI it serves lacks it, every 7.2 one has
- * it. 7.3's body. Probed.
+ * archive agrees: every 6.12 ABI it serves lacks it, up to 6.12.118, and
+ * every 7.2 one has it, from 7.2.6: the record is that bound and the
+ * guard its high end (safe: probed). 7.3's body.
  */
-#if RETROFI_API_NEED(6, 16, 0, RETROFI_HAVE_sk_requests_wifi_status)
+#if RETROFI_API_NEED(7, 2, 6, RETROFI_HAVE_sk_requests_wifi_status)
 static inline bool LINUX_BACKPORT(sk_requests_wifi_status)(struct sock *sk)
 {
 	return sk && sk_fullsock(sk) && sock_flag(sk, SOCK_WIFI_STATUS);
 }
 #define sk_requests_wifi_status LINUX_BACKPORT(sk_requests_wifi_status)
-RETROFI_CENSUS(sk_requests_wifi_status, "6.16", "probed",
+RETROFI_CENSUS(sk_requests_wifi_status, "6.12.118..7.2.6", "probed",
 	       "wifi: add sk_requests_wifi_status() (v6.16, final title not verified)");
-#endif /* < 6.16 */
+#endif /* < 7.2.6 */
 
 #endif /* _RETROFI_NET_SOCK_H */
