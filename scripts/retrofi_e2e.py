@@ -25,6 +25,7 @@ from retrofi_e2e_root import (  # noqa: E402
     DEB_MOUNT, RELEASE_TARGET, REPO, Cycle, Step, base_root, kernel_root,
     log, modules_of)
 from retrofi_errors import RetrofiError  # noqa: E402
+from retrofi_leftovers import walk_upper  # noqa: E402
 
 
 # What apt, dpkg and dkms write on an install and purge that is not the
@@ -45,26 +46,6 @@ IGNORED = (
 )
 
 
-def _walk(top):
-    """{relative path: kind}; kind: dir, file, link, deleted (a whiteout)."""
-    import stat
-    out = {}
-    for d, dirs, files in os.walk(top):
-        for n in dirs + files:
-            full = os.path.join(d, n)
-            st = os.lstat(full)
-            rel = os.path.relpath(full, top)
-            if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
-                out[rel] = "deleted"
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = "dir"
-            elif stat.S_ISLNK(st.st_mode):
-                out[rel] = "link"
-            else:
-                out[rel] = "file"
-    return out
-
-
 def _same(a, b):
     if os.path.islink(a) or os.path.islink(b):
         return os.path.islink(a) and os.path.islink(b) and os.readlink(a) == os.readlink(b)
@@ -82,7 +63,7 @@ def leftovers(cycle: Cycle, before: Dict[str, str]) -> List[Tuple[str, str]]:
     root and files identical to the lower root's (a copied-up file that
     depmod or a trigger rewrote with the same bytes)."""
     out = []
-    for rel, kind in sorted(_walk(cycle.upper).items()):
+    for rel, kind in sorted(walk_upper(cycle.upper).items()):
         if before.get(rel) == kind and kind == "dir":
             continue
         if any(rel == p.rstrip("/") or rel.startswith(p) for p, _ in IGNORED):
@@ -244,7 +225,7 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
         c = Cycle(kroot.path, scratch)
         if defconfig:
             c.write("etc/default/retrofi", f"RETROFI_DEFCONFIG={defconfig}\n")
-        before = _walk(c.upper)
+        before = walk_upper(c.upper)
         out = timer("install", c.run, ["apt-get", "install", "-y", "-q",
                                        "--no-install-recommends",
                                        f"{DEB_MOUNT}/{os.path.basename(deb)}"],

@@ -39,7 +39,7 @@ class LeftoverResult:
     log: str                  # dpkg's output
 
 
-def _walk_upper(upper):
+def walk_upper(upper):
     """{relative path: kind} of the upper layer; kind: dir, file, link, deleted."""
     out = {}
     for d, dirs, files in os.walk(upper):
@@ -61,7 +61,7 @@ def _walk_upper(upper):
 def _changes(upper, lower="/"):
     """The paths the upper layer adds, changes or deletes."""
     out = {}
-    for rel, kind in _walk_upper(upper).items():
+    for rel, kind in walk_upper(upper).items():
         if kind == "dir" and os.path.isdir(os.path.join(lower, rel)):
             continue   # a copied-up directory of the lower layer
         if rel.startswith(IGNORED) or (rel + "/").startswith(IGNORED):

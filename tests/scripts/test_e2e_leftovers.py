@@ -21,7 +21,7 @@ def _cycle(tmp_path):
     (lower / "etc/hostname").write_text("root\n")
     c = retrofi_e2e.Cycle(str(lower), str(tmp_path / "scratch"))
     c.write("etc/default/retrofi", "RETROFI_DEFCONFIG=hwsim\n")
-    return c, retrofi_e2e._walk(c.upper)
+    return c, retrofi_e2e.walk_upper(c.upper)
 
 
 def _put(c, rel, text):
