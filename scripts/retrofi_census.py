@@ -100,14 +100,36 @@ def level_code(level):
 
 # ---------------------------------------------------------------- ELF
 
-def elf_section(path, name=SECTION):
-    """The bytes of section `name` of ELF file `path`, or None without one."""
+def module_bytes(path):
+    """The bytes of module `path`, an .xz or .zst one decompressed (as a
+    kernel's modules directory may hold them)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise RetrofiError(f"cannot read module: {e.strerror}", where=path,
                            fix="build the tree first")
+    if path.endswith(".xz"):
+        import lzma
+        try:
+            return lzma.decompress(data)
+        except lzma.LZMAError as e:
+            raise RetrofiError(f"cannot decompress: {e}", where=path, fix="rebuild the module")
+    if path.endswith(".zst"):
+        import subprocess
+        p = subprocess.run(["zstd", "-dc"], input=data, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise RetrofiError(f"cannot decompress: {p.stderr.decode(errors='replace').strip()}",
+                               where=path, fix="apt-get install zstd")
+        return p.stdout
+    return data
+
+
+def elf_section(path, name=SECTION):
+    """The bytes of section `name` of ELF file `path` (a module, compressed
+    or not), or None without one."""
+    data = module_bytes(path)
     if data[:4] != b"\x7fELF" or len(data) < 52:
         raise RetrofiError("not an ELF file", where=path, fix="pass a built .ko or .o")
     bits, order = data[4], {1: "<", 2: ">"}.get(data[5])

@@ -35,10 +35,8 @@ import dataclasses
 import fnmatch
 import glob
 import json
-import lzma
 import os
 import re
-import subprocess
 import sys
 
 import retrofi_census
@@ -86,32 +84,9 @@ class Found:
 
 # ---------------------------------------------------------------- modules
 
-def _module_bytes(path):
-    if path.endswith(".ko.xz"):
-        try:
-            return lzma.decompress(open(path, "rb").read())
-        except lzma.LZMAError as e:
-            raise RetrofiError(f"cannot decompress: {e}", where=path, fix="rebuild the module")
-    if path.endswith(".ko.zst"):
-        p = subprocess.run(["zstd", "-dc", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if p.returncode != 0:
-            raise RetrofiError(f"cannot decompress: {p.stderr.decode(errors='replace').strip()}",
-                               where=path, fix="apt-get install zstd")
-        return p.stdout
-    return None
-
-
 def modinfo(path):
     """{key: [values]} of a module's .modinfo section."""
-    data = _module_bytes(path)
-    if data is not None:
-        import tempfile
-        with tempfile.NamedTemporaryFile(suffix=".ko") as t:
-            t.write(data)
-            t.flush()
-            sec = retrofi_census.elf_section(t.name, ".modinfo")
-    else:
-        sec = retrofi_census.elf_section(path, ".modinfo")
+    sec = retrofi_census.elf_section(path, ".modinfo")
     info = {}
     for item in (sec or b"").split(b"\0"):
         key, eq, value = item.decode("utf-8", "replace").partition("=")

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from typing import List, Tuple
 
+import retrofi_census
+
 MAGIC = b"~Module signature appended~\n"
 SIG_STRUCT = struct.Struct(">BBBBB3xI")
 PKEY_ID_PKCS7 = 2
@@ -57,16 +59,10 @@ def split(data: bytes) -> Tuple[bytes, bytes]:
 
 def verify(module: str, cert: str) -> Verdict:
     """Whether module is signed by cert's key (cert: DER or PEM)."""
-    if module.endswith(".xz"):
-        # dkms signs, then compresses as the kernel does (bookworm: xz).
-        import lzma
-        with lzma.open(module) as f:
-            data = f.read()
-    elif module.endswith((".zst", ".gz")):
+    if module.endswith((".zst", ".gz")):
         return Verdict(module, False, "compressed module: decompress it first")
-    else:
-        with open(module, "rb") as f:
-            data = f.read()
+    # dkms signs, then compresses as the kernel does (bookworm: xz).
+    data = retrofi_census.module_bytes(module)
     try:
         content, sig = split(data)
     except NotSigned as e:
