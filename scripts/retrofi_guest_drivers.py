@@ -1,7 +1,7 @@
 """The device IDs the guest resolves to the backported vendor drivers.
 
 In:  tests/guest/fixtures/driver-aliases (lines "MODULE BUS VENDOR:DEVICE",
-     e.g. "mt7921e pci 14c3:7961"; other sessions append lines in the same
+     e.g. "mt7921e pci 14c3:7961"; each driver family adds its lines in the same
      format) and what a build made: its modules (.ko paths) and what its
      configuration switched off, with the reason (BuildResult.off).
 Out: the guest's /etc/retrofi-driver-aliases: the lines of every module the
