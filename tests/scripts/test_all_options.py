@@ -16,6 +16,7 @@ built the tree with defconfig-all for a target reuses it."""
 import functools
 import os
 import re
+import subprocess
 import time
 
 import pytest
@@ -208,3 +209,17 @@ def test_make_check_builds_the_stack_and_check_options_the_vendor_drivers(tmp_pa
               "RETROFI_ATH11K=m", "RETROFI_ATH12K=m"}
     assert lines("all") - lines("all-stack") == vendor
     assert lines("all-stack") <= lines("all")
+
+
+@pytest.mark.network
+def test_the_default_source_tree_offers_the_vendor_drivers_defconfigs(tree):
+    """The default source's tree (7.2 overlay applied) lists the overlay's
+    defconfigs beside the base ones, each with its one-line description."""
+    p = subprocess.run(["make", "-s", "-C", tree, "list-defconfigs"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    rows = [l.split(None, 1) for l in p.stdout.splitlines() if l.startswith("defconfig-")]
+    assert [r[0] for r in rows] == ["defconfig-all", "defconfig-all-stack", "defconfig-ath5k",
+                                    "defconfig-ath9k", "defconfig-drivers", "defconfig-hwsim",
+                                    "defconfig-wifi"]
+    assert all(len(r) == 2 and r[1].strip() for r in rows), rows
