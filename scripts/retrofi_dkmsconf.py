@@ -18,15 +18,6 @@ option is excluded by adding !NAME for that kernel.
 
 import re
 
-# The modules of the output tree: (name, directory).
-DKMS_MODULES = (
-    ("compat", "compat"), ("cfg80211", "net/wireless"), ("mac80211", "net/mac80211"),
-    ("mac80211_hwsim", "drivers/net/wireless/virtual"), ("ath", "drivers/net/wireless/ath"),
-    ("ath9k", "drivers/net/wireless/ath/ath9k"), ("ath9k_hw", "drivers/net/wireless/ath/ath9k"),
-    ("ath9k_common", "drivers/net/wireless/ath/ath9k"),
-    ("ath5k", "drivers/net/wireless/ath/ath5k"),
-)
-
 # The oldest kernel release dkms builds for, and its rule as dkms matches
 # it (a bash regular expression on the kernel release, `uname -r`).
 OLDEST_KERNEL = "5.10"
@@ -76,50 +67,59 @@ def _exclusive_lines():
 # names another file (the tests' way in).
 DEFAULTS_FILE = "/etc/default/retrofi"
 DEFAULT_DEFCONFIG = "wifi"
-# The selection's option that builds each module (None: always built).
-MODULE_OPTION = {
-    "compat": None, "cfg80211": None, "mac80211": None,
-    "mac80211_hwsim": "RETROFI_MAC80211_HWSIM", "ath": "RETROFI_ATH_COMMON",
-    "ath9k": "RETROFI_ATH9K", "ath9k_hw": "RETROFI_ATH9K", "ath9k_common": "RETROFI_ATH9K",
-    "ath5k": "RETROFI_ATH5K",
-}
+# The tree's own lister of the modules a defconfig builds for a kernel
+# (its Kbuild files, config/options and config.sh's rules; writes nothing).
+LISTER = "config/modules.sh"
 
 
 def _selection_lines():
-    """Bash that reads the knob and lists, in BUILT_MODULE_*, only the
-    modules the selected defconfig builds (dkms fails on a listed module
-    the build did not make)."""
-    rows = " ".join(f"{mod}:{where}:{MODULE_OPTION[mod] or '-'}" for mod, where in DKMS_MODULES)
+    """Bash that reads the knob and lists, in BUILT_MODULE_*, exactly the
+    modules the selected defconfig builds for ${kernel_source_dir}: dkms
+    fails on a listed module the build did not make, and installs none
+    it does not list.  Which modules that is depends on the kernel (an
+    option "since X.Y", a facility the target lacks), so the tree's own
+    config/modules.sh computes it each time dkms sources this file."""
     dflt = DEFAULT_DEFCONFIG
     return [
         f"# Which drivers: RETROFI_DEFCONFIG in {DEFAULTS_FILE} (a name of",
-        f"# defconfigs/: hwsim, ath9k, ath5k, wifi, all); default {dflt}, the whole stack.",
+        f"# defconfigs/, e.g. hwsim, wifi, drivers, all); default {dflt}, the whole stack.",
         f'retrofi_defaults="${{RETROFI_DEFAULTS:-{DEFAULTS_FILE}}}"',
         f"retrofi_defconfig={dflt}",
         'if [ -r "${retrofi_defaults}" ]; then',
-        f'\tretrofi_defconfig=$(RETROFI_DEFCONFIG={dflt}; . "${{retrofi_defaults}}" >/dev/null 2>&1;'
+        f'	retrofi_defconfig=$(RETROFI_DEFCONFIG={dflt}; . "${{retrofi_defaults}}" >/dev/null 2>&1;'
         f' echo "${{RETROFI_DEFCONFIG:-{dflt}}}")',
         "fi",
-        'retrofi_defconfigs="$(dirname "${BASH_SOURCE[0]}")/defconfigs"',
+        'retrofi_tree="$(dirname "${BASH_SOURCE[0]}")"',
+        'retrofi_defconfigs="${retrofi_tree}/defconfigs"',
         'retrofi_sel="${retrofi_defconfigs}/${retrofi_defconfig}"',
         'if [[ ! ${retrofi_defconfig} =~ ^[A-Za-z0-9_-]+$ ]] || [ ! -f "${retrofi_sel}" ]; then',
-        '\techo "retrofi: error: ${retrofi_defaults}: RETROFI_DEFCONFIG=${retrofi_defconfig}:'
+        '	echo "retrofi: error: ${retrofi_defaults}: RETROFI_DEFCONFIG=${retrofi_defconfig}:'
         ' no such defconfig" >&2',
-        '\techo "  fix: name one of:" $(ls "${retrofi_defconfigs}") >&2',
+        '	echo "  fix: name one of:" $(ls "${retrofi_defconfigs}") >&2',
+        "	# (the build stops at make defconfig-NAME; the list is the default's)",
+        f'	retrofi_sel="${{retrofi_defconfigs}}/{dflt}"',
         "fi",
-        'MAKE[0]="make KLIB=${kernel_source_dir} defconfig-${retrofi_defconfig} &&'
+        "# The build log (make.log) says first which modules this kernel does not",
+        "# get and why (e.g. an option not backported below its series).",
+        f'MAKE[0]="sh {LISTER} --report ${{kernel_source_dir}} defconfigs/${{retrofi_defconfig}};'
+        ' make KLIB=${kernel_source_dir} defconfig-${retrofi_defconfig} &&'
         ' make -j$(nproc) KLIB=${kernel_source_dir}${RETROFI_CC:+ CC=$RETROFI_CC} modules"',
+        "# The modules that build makes for this kernel (config/modules.sh: the",
+        "# tree's Kbuild files, config/options and the kernel's .config and",
+        "# version; it writes nothing, and a kernel it cannot read, e.g. without",
+        "# headers, gets what the defconfig selects on any kernel).",
         "retrofi_i=0",
-        f"for retrofi_row in {rows}; do",
-        '\tIFS=: read -r retrofi_mod retrofi_where retrofi_opt <<< "${retrofi_row}"',
-        '\tif [ "${retrofi_opt}" = - ] || [ ! -f "${retrofi_sel}" ] ||'
-        ' grep -q "^${retrofi_opt}=m" "${retrofi_sel}"; then',
-        '\t\tBUILT_MODULE_NAME[retrofi_i]="${retrofi_mod}"',
-        '\t\tBUILT_MODULE_LOCATION[retrofi_i]="${retrofi_where}/"',
-        '\t\tDEST_MODULE_LOCATION[retrofi_i]="/updates/${retrofi_where}"',
-        "\t\tretrofi_i=$((retrofi_i + 1))",
-        "\tfi",
-        "done",
+        "while read -r retrofi_kind retrofi_ko _; do",
+        '	[ "${retrofi_kind}" = m ] || continue',
+        '	retrofi_where="${retrofi_ko%/*}"',
+        '	[ "${retrofi_where}" != "${retrofi_ko}" ] || retrofi_where=.',
+        '	BUILT_MODULE_NAME[retrofi_i]="$(basename "${retrofi_ko}" .ko)"',
+        '	BUILT_MODULE_LOCATION[retrofi_i]="${retrofi_where}/"',
+        '	DEST_MODULE_LOCATION[retrofi_i]="/updates/${retrofi_where}"',
+        "	retrofi_i=$((retrofi_i + 1))",
+        f'done < <(sh "${{retrofi_tree}}/{LISTER}" "${{kernel_source_dir}}" "${{retrofi_sel}}" ||',
+        f'	echo "retrofi: error: ${{retrofi_tree}}/{LISTER} could not list the modules;'
+        ' fix: reinstall the package (the source tree is incomplete)" >&2)',
     ]
 
 

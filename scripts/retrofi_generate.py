@@ -55,8 +55,8 @@ UNPARSED_SHOWN = 6
 # tree (package, version, path of the tree root, fixed mtime from the package).
 from retrofi_kernels import SourceTree  # noqa: E402,F401
 from retrofi_fs import dir_lock, swap_into_place  # noqa: E402
-# dkms.conf (DKMS_MODULES and dkms_version re-exported for callers).
-from retrofi_dkmsconf import DKMS_MODULES, dkms_conf, dkms_version  # noqa: E402,F401
+# dkms.conf (dkms_version re-exported for callers).
+from retrofi_dkmsconf import dkms_conf, dkms_version  # noqa: E402,F401
 # The copy list and the source's series (re-exported: callers and tests use
 # them through this module).
 from retrofi_copylist import (  # noqa: E402,F401

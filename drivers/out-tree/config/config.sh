@@ -3,6 +3,7 @@
 # retrofi: the output tree's own configuration, for one target.
 #
 #   config.sh <KLIB_BUILD> <tree> [<kernel source dir>]
+#   config.sh --values <defconfig> <KLIB_BUILD|-> <tree>
 #
 # Reads config/options (every option of the stack, its value, whether a
 # defconfig may set it, and what it needs: base facilities or earlier
@@ -14,47 +15,55 @@
 #   include/retrofi/config.h   #undef/#define of CONFIG_<NAME> for every
 #                              option, after the target's own autoconf.h
 #   include/retrofi/config.mk  RETROFI_CONFIG_<NAME> := y|m|<value>|(empty)
+# With --values, writes nothing: prints the lines "NAME<tab>VALUE<tab>why
+# off" that config.h and config.mk are made of, for the given defconfig
+# file (config/modules.sh lists the modules from them without touching
+# the tree).  KLIB_BUILD "-" is any target: no "since" and no base
+# facility switches an option off (what the defconfig selects at most).
 set -eu
 
+values_only="" sel=""
+if [ "${1:-}" = --values ]; then
+	values_only=1 sel=$2
+	shift 2
+fi
 klib=$1 tree=$2 srcdir=${3:-$1}
 die() { echo "retrofi: error: $*" >&2; exit 1; }
 
 options=$tree/config/options
 [ -f "$options" ] || die "$options: missing (the output tree is incomplete)"
-[ -f "$klib/.config" ] || die "$klib: not a configured kernel build tree (.config missing)"
-sel=$tree/.retrofi-config
-[ -f "$sel" ] || sel=$tree/defconfigs/wifi
+[ "$klib" = - ] || [ -f "$klib/.config" ] ||
+	die "$klib: not a configured kernel build tree (.config missing)"
+if [ -z "$values_only" ]; then
+	sel=$tree/.retrofi-config
+	[ -f "$sel" ] || sel=$tree/defconfigs/wifi
+fi
 [ -f "$sel" ] || die "$sel: no defconfig selected and defconfigs/wifi missing"
 hdr=$tree/include/retrofi/config.h
 mk=$tree/include/retrofi/config.mk
 
-# A base that cannot host the stack at all (config/base): refused here too,
-# for a Kbuild run that did not go through the Makefile's check-target.
-sh "$tree/config/base.sh" "$klib" "$srcdir" || exit 1
-
 # The API the code is built against, for "since X.Y": the target's
 # LINUX_VERSION_CODE, or the API level of a shape (RETROFI_API_CODE, from
-# the Makefile's API_LEVEL=) when that is older.
-vh=$klib/include/generated/uapi/linux/version.h
-kcode=$(sed -n 's/^#define LINUX_VERSION_CODE \([0-9]*\)$/\1/p' "$vh" 2>/dev/null)
-[ -n "$kcode" ] || die "$vh: no LINUX_VERSION_CODE (not a configured kernel build tree)"
-api=$kcode
-[ -z "${RETROFI_API_CODE:-}" ] || [ "$RETROFI_API_CODE" -ge "$kcode" ] || api=$RETROFI_API_CODE
-
-key=$(printf '%s\n' "$(cd "$klib" && pwd -P)" "api $api" | cat - "$options" "$sel" "$klib/.config" "$0" |
-	sha256sum | cut -c1-16)
-if [ -f "$hdr" ] && [ -f "$mk" ] && grep -q "^/\* key: $key \*/\$" "$hdr" &&
-	grep -q "^# key: $key\$" "$mk"; then
-	exit 0
+# the Makefile's API_LEVEL=) when that is older.  Any target: no bound.
+if [ "$klib" = - ]; then
+	api=any kconfig=/dev/null
+else
+	# A base that cannot host the stack at all (config/base): refused here
+	# too, for a Kbuild run that did not go through the Makefile's check-target.
+	sh "$tree/config/base.sh" "$klib" "$srcdir" || exit 1
+	vh=$klib/include/generated/uapi/linux/version.h
+	kcode=$(sed -n 's/^#define LINUX_VERSION_CODE \([0-9]*\)$/\1/p' "$vh" 2>/dev/null)
+	[ -n "$kcode" ] || die "$vh: no LINUX_VERSION_CODE (not a configured kernel build tree)"
+	api=$kcode kconfig=$klib/.config
+	[ -z "${RETROFI_API_CODE:-}" ] || [ "$RETROFI_API_CODE" -ge "$kcode" ] || api=$RETROFI_API_CODE
 fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-config.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # name value reason, one line per option, the defconfig's overrides and
 # the needs applied: a need is an earlier option of this file (its value
-# here) or else a facility of the target (its .config).
-awk -v selfile="$sel" -v kconfig="$klib/.config" -v optfile="$options" -v api="$api" '
+# here) or else a facility of the target (its .config; any target: every
+# facility).
+values() {
+	awk -v selfile="$1" -v kconfig="$2" -v optfile="$options" -v api="$3" '
 function fail(msg) { print "retrofi: error: " msg > "/dev/stderr"; failed = 1; exit 1 }
 BEGIN {
 	while ((getline l < optfile) > 0)
@@ -105,7 +114,7 @@ BEGIN {
 	if (name in override) value = override[name]
 	if (value != "n" && since != "") {
 		split(since, sv, ".")
-		if (api + 0 < sv[1] * 65536 + sv[2] * 256) {
+		if (api != "any" && api + 0 < sv[1] * 65536 + sv[2] * 256) {
 			why = "not backported below " since; value = "n"
 		}
 	}
@@ -114,7 +123,7 @@ BEGIN {
 			n = needs[i]
 			if (n in seen) {
 				if (seen[n] == "n") { why = "CONFIG_" n " is off"; value = "n"; break }
-			} else if (!(n in base)) {
+			} else if (api != "any" && !(n in base)) {
 				why = "the target has no CONFIG_" n; value = "n"; break
 			}
 		}
@@ -128,7 +137,26 @@ END {
 	if (failed) exit 1
 	for (n in override)
 		if (!(n in seen)) fail(selfile ": RETROFI_CONFIG_" n ": no such option in config/options; fix: use an option config/options lists")
-}' "$options" > "$tmp/values" || die "$options and $sel: no configuration written (see above)"
+}' "$options"
+}
+
+if [ -n "$values_only" ]; then
+	values "$sel" "$kconfig" "$api" || die "$options and $sel: no configuration (see above)"
+	exit 0
+fi
+
+key=$(printf '%s\n' "$(cd "$klib" && pwd -P)" "api $api" | cat - "$options" "$sel" "$klib/.config" "$0" |
+	sha256sum | cut -c1-16)
+if [ -f "$hdr" ] && [ -f "$mk" ] && grep -q "^/\* key: $key \*/\$" "$hdr" &&
+	grep -q "^# key: $key\$" "$mk"; then
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/retrofi-config.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+values "$sel" "$kconfig" "$api" > "$tmp/values" ||
+	die "$options and $sel: no configuration written (see above)"
 
 {
 	echo "/* SPDX-License-Identifier: GPL-2.0 */"
