@@ -83,15 +83,29 @@ def leftovers(cycle: Cycle, before: Dict[str, str]) -> List[Tuple[str, str]]:
     return out
 
 
-def expected_modules(defconfig):
-    """The modules dkms installs for a selection (drivers/out-tree/defconfigs)."""
-    import retrofi_dkmsconf
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "drivers", "out-tree", "defconfigs", defconfig or "wifi")
-    with open(path) as f:
-        sel = f.read()
-    return sorted(m for m, opt in retrofi_dkmsconf.MODULE_OPTION.items()
-                  if opt is None or f"\n{opt}=m" in "\n" + sel)
+def expected_modules(c: Cycle, kernelrelease, defconfig):
+    """The modules dkms installs for kernelrelease with a selection: what the
+    installed package's tree lists for that kernel's headers in the root
+    (its config/modules.sh, which dkms.conf takes BUILT_MODULE_NAME from;
+    tests/scripts/test_dkms_modules.py compares it with real builds'
+    modules.order)."""
+    import glob
+    import subprocess
+    trees = sorted(glob.glob(os.path.join(c.upper, "usr", "src", "retrofi-*", "config", "modules.sh")))
+    if len(trees) != 1:
+        raise RetrofiError(f"{len(trees)} retrofi source trees in the root's /usr/src after the "
+                           f"install, not one", where=os.path.join(c.upper, "usr", "src"),
+                           fix="see the install's output above")
+    tree = os.path.dirname(os.path.dirname(trees[0]))
+    headers = c.path(f"usr/src/linux-headers-{kernelrelease}")
+    p = subprocess.run(["sh", trees[0], headers,
+                        os.path.join(tree, "defconfigs", defconfig or "wifi")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RetrofiError(f"config/modules.sh failed (exit {p.returncode}): {p.stderr.strip()}",
+                           where=tree, fix="see the error above")
+    return sorted(os.path.basename(l.split()[1])[:-3] for l in p.stdout.splitlines()
+                  if l.startswith("m "))
 
 
 def in_updates(path):
@@ -235,7 +249,7 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
         mods, sigs, inst = check_built(c, kernelrelease, defconfig, problems)
         # The package's retrofi-status, for the guests (the one after the purge too).
         shutil.copy(c.path("usr/sbin/retrofi-status"), os.path.join(scratch, "retrofi-status"))
-        want = expected_modules(defconfig)
+        want = expected_modules(c, kernelrelease, defconfig)
         boots = []
         if target is not None and sorted(mods) == want:
             b = timer("boot with the dkms stack", boot_guest, c, target, "dkms", logdir or scratch,
@@ -295,7 +309,7 @@ def check_built(c: Cycle, kernelrelease, defconfig, problems):
     (modules, signature lines, resolve lines); problems get what is wrong."""
     import retrofi_modsig
     mods = modules_of(c, kernelrelease)
-    want = expected_modules(defconfig)
+    want = expected_modules(c, kernelrelease, defconfig)
     if sorted(mods) != want:
         problems.append(f"dkms installed {sorted(mods)} for {kernelrelease}, "
                         f"expected {want} (RETROFI_DEFCONFIG={defconfig})")

@@ -22,6 +22,7 @@ import retrofi_deb as deb
 import retrofi_dkmsconf
 import retrofi_leftovers
 import retrofi_release as rel
+from conftest import out_tree_kbuild
 from retrofi_errors import RetrofiError
 from test_generate import MTIME, write
 
@@ -34,10 +35,11 @@ class _Source:
 
 def _tarball(root, mtime=MTIME):
     """A release tarball of a small tree made as generate makes one: its
-    versions file and dkms.conf (retrofi_dkmsconf), a few sources."""
+    versions file and dkms.conf (retrofi_dkmsconf), the Kbuild files,
+    config/ and defconfigs/ dkms.conf lists the modules from, a few sources."""
     tree = root / "retrofi-9.9.1-1"
     write(str(tree / "Makefile"), "all:\n")
-    write(str(tree / "Kbuild"), "obj-m += compat/ net/foo/\n")
+    out_tree_kbuild(str(tree))
     write(str(tree / "compat" / "main.c"), "// SPDX-License-Identifier: GPL-2.0\n")
     write(str(tree / "compat" / "probe.sh"), "#!/bin/sh\nexit 0\n", 0o755)
     write(str(tree / "net" / "foo" / "a.c"), "// SPDX-License-Identifier: GPL-2.0\n")

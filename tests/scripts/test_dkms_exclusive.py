@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 import retrofi_dkmsconf
+from conftest import out_tree_kbuild
 from test_generate import write
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,8 +36,9 @@ def _dkms_build(tmp_path, release, config):
     src = tmp_path / "src" / "retrofi-1.0"
     write(str(src / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
     write(str(src / "Makefile"), "all:\n")
-    # The output tree's defconfigs: dkms.conf reads the selected one.
-    shutil.copytree(os.path.join(REPO, "drivers", "out-tree", "defconfigs"), src / "defconfigs")
+    # The output tree's Kbuild files, config/ and defconfigs: dkms.conf
+    # lists the modules of the selected one.
+    out_tree_kbuild(str(src))
     k = tmp_path / "k" / release
     write(str(k / ".config"), config)
     private = [f"--dkmstree={tmp_path / 'dkms'}", f"--sourcetree={tmp_path / 'src'}",
