@@ -92,17 +92,18 @@ def _selection_lines():
         'retrofi_tree="$(dirname "${BASH_SOURCE[0]}")"',
         'retrofi_defconfigs="${retrofi_tree}/defconfigs"',
         'retrofi_sel="${retrofi_defconfigs}/${retrofi_defconfig}"',
+        "# The build log (make.log) says first which modules this kernel does not",
+        "# get and why (e.g. an option not backported below its series).",
+        f'retrofi_report="sh {LISTER} --report ${{kernel_source_dir}} defconfigs/${{retrofi_defconfig}}; "',
         'if [[ ! ${retrofi_defconfig} =~ ^[A-Za-z0-9_-]+$ ]] || [ ! -f "${retrofi_sel}" ]; then',
+        "	retrofi_report=",
         '	echo "retrofi: error: ${retrofi_defaults}: RETROFI_DEFCONFIG=${retrofi_defconfig}:'
         ' no such defconfig" >&2',
         '	echo "  fix: name one of:" $(ls "${retrofi_defconfigs}") >&2',
         "	# (the build stops at make defconfig-NAME; the list is the default's)",
         f'	retrofi_sel="${{retrofi_defconfigs}}/{dflt}"',
         "fi",
-        "# The build log (make.log) says first which modules this kernel does not",
-        "# get and why (e.g. an option not backported below its series).",
-        f'MAKE[0]="sh {LISTER} --report ${{kernel_source_dir}} defconfigs/${{retrofi_defconfig}};'
-        ' make KLIB=${kernel_source_dir} defconfig-${retrofi_defconfig} &&'
+        'MAKE[0]="${retrofi_report}make KLIB=${kernel_source_dir} defconfig-${retrofi_defconfig} &&'
         ' make -j$(nproc) KLIB=${kernel_source_dir}${RETROFI_CC:+ CC=$RETROFI_CC} modules"',
         "# The modules that build makes for this kernel (config/modules.sh: the",
         "# tree's Kbuild files, config/options and the kernel's .config and",
