@@ -25,6 +25,11 @@ from retrofi_errors import RetrofiError
 GUARD_RE = re.compile(r"^#\s*if\b.*?RETROFI_(API_LESS|API_NEED|LINUX_LESS)\(\s*(\d+),\s*(\d+),\s*(\d+)")
 KIND_OF_GUARD = {"API_LESS": "additive", "API_NEED": "probed", "LINUX_LESS": "structural"}
 NEGATED_GUARD_RE = re.compile(r"^!\s*RETROFI_(API_LESS|API_NEED|LINUX_LESS)\(")
+# The guard of a config record (retrofi_census.KINDS): an option of the
+# tree's config/options, whose #if branch compiles the shim. No version
+# decides it, so it makes no block of the API census.
+CONFIG_GUARD_RE = re.compile(r"^#\s*if\s+IS_ENABLED\(CONFIG_RETROFI_\w+\)\s*$")
+RECORD_KIND_RE = re.compile(r'RETROFI_CENSUS\(\s*(\w+)\s*,\s*"[^"]*"\s*,\s*"([^"]*)"')
 
 
 def _short_version(a, b, c):
@@ -103,8 +108,18 @@ def _file_blocks(rel, lines):
         m = GUARD_RE.match(lines[c.line])
         if m and c.directive == "if":
             guards[id(c)] = m
+    configs = {id(c) for c in conds
+               if c.directive == "if" and CONFIG_GUARD_RE.match(lines[c.line])}
     problems, names = [], {}
     for i, n in _records(lines):
+        kind = RECORD_KIND_RE.search(" ".join(lines[i:i + 2]))
+        if kind and kind.group(2) == "config":
+            inner = [(c, b) for c, b in where[i] if id(c) in guards or id(c) in configs]
+            if not inner or id(inner[-1][0]) not in configs or inner[-1][1] != 0:
+                problems.append(f"{rel}:{i + 1}: the record of {n} is of kind config, but "
+                                "its innermost guard is not the #if branch of a tree option "
+                                "(#if IS_ENABLED(CONFIG_RETROFI_...))")
+            continue
         inner = [(c, b) for c, b in where[i] if id(c) in guards]
         if not inner:
             problems.append(f"{rel}:{i + 1}: the record of {n} sits outside every "

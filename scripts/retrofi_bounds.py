@@ -329,6 +329,14 @@ def check(cat, table, marks, probed=()):
             if without and with_:
                 served_bound = f"{max(without)[1]}..{min(with_)[1]}"
         problems += _cited(s, low, high, oldest, served_bound)
+        if s.kind == "config":
+            # Guarded by the tree's option, not a version: every served
+            # ABI lacks it whatever its headers declare (they do only
+            # under a kernel option none of them sets).
+            if mk is not None:
+                problems.append(f"{mk.where}: {name} is a config record: no version guards "
+                                "it, so no marker can bound it: drop the marker")
+            continue
         if mk is None:
             if retrofi_census.version_code(high) > oldest:
                 problems.append(f"{name} (since {s.since}): no marker in compat/bounds.list, "

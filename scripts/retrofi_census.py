@@ -33,7 +33,11 @@ import struct
 from retrofi_errors import RetrofiError
 
 SECTION = ".comment.retrofi_census"
-KINDS = ("additive", "probed", "structural")
+# config: a facility the target has only under a kernel option none of
+# the targets sets (KUnit's built-in part without CONFIG_KUNIT), guarded
+# by the tree's own option (#if IS_ENABLED(CONFIG_RETROFI_...)), not by a
+# version; its since is the release that added the API.
+KINDS = ("additive", "probed", "structural", "config")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 # A record's since: the release that introduced its API ("6.14"), or a
 # bound "LOW..HIGH" where that release is not verified: the API is newer
@@ -51,7 +55,7 @@ class Shim:
     name: str
     since: str             # the kernel version that introduced the API, "4.13",
                            # or a bound "6.12.118..7.2.6" (since_bounds())
-    kind: str              # additive | probed | structural
+    kind: str              # additive | probed | structural | config
     change: str            # the upstream change it stands in for
 
 
@@ -167,7 +171,7 @@ def parse(data, where="census"):
         fields = raw.decode("utf-8", "replace").split("|")
         if len(fields) != 4 or fields[2] not in KINDS or not SINCE_RE.match(fields[1]):
             raise RetrofiError(f"malformed census record {raw[:120]!r}", where=where,
-                               fix="RETROFI_CENSUS(name, \"X.Y\", \"additive|probed|structural\", "
+                               fix="RETROFI_CENSUS(name, \"X.Y\", \"additive|probed|structural|config\", "
                                    "\"change\") in include/retrofi/backport.h's form")
         since_bounds(fields[1], where=where)
         shims.add(Shim(*fields))
@@ -242,7 +246,7 @@ def catalog(tree):
                     if s.kind not in KINDS or not SINCE_RE.match(s.since):
                         raise RetrofiError(f"RETROFI_CENSUS({s.name}, ...) has kind '{s.kind}' "
                                            f"and version '{s.since}'", where=f"{path}:{line}",
-                                           fix="kind is additive, probed or structural; the "
+                                           fix="kind is additive, probed, structural or config; the "
                                                "version is like \"4.13\", or a bound like "
                                                "\"6.12.118..7.2.6\"")
                     since_bounds(s.since, where=f"{path}:{line}")

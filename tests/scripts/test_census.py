@@ -246,6 +246,43 @@ def test_a_structural_block_without_a_record_fails_but_a_header_selector_needs_n
     assert retrofi_api_census.check_blocks(tree) == []
 
 
+@pytest.mark.parametrize("text,problem", [
+    ("""\
+        #if IS_ENABLED(CONFIG_RETROFI_FOO)
+        int foo(void);
+        RETROFI_CENSUS(foo, "6.3", "config", "add foo() (v6.3)");
+        #endif
+        """, None),
+    ("""\
+        #if IS_ENABLED(CONFIG_RETROFI_FOO)
+        #else
+        RETROFI_CENSUS(foo, "6.3", "config", "add foo() (v6.3)");
+        #endif
+        """, "include/linux/foo.h:3: the record of foo is of kind config, but its innermost "
+             "guard is not the #if branch of a tree option"),
+    ("""\
+        #if RETROFI_LINUX_LESS(6, 3, 0)
+        RETROFI_CENSUS(foo, "6.3", "config", "add foo() (v6.3)");
+        #endif /* < 6.3 */
+        """, "include/linux/foo.h:2: the record of foo is of kind config, but its innermost "
+             "guard is not the #if branch of a tree option"),
+    ("""\
+        #if IS_ENABLED(CONFIG_RETROFI_FOO)
+        RETROFI_CENSUS(foo, "6.3", "structural", "add foo() (v6.3)");
+        #endif
+        """, "include/linux/foo.h:2: the record of foo sits outside every guard"),
+], ids=["in-the-option", "in-its-else", "in-a-version-guard", "structural-in-the-option"])
+def test_a_config_record_outside_its_option_fails_and_no_other_kind_sits_there(
+        tmp_path, text, problem):
+    tree = compat_tree(tmp_path, {"include/linux/foo.h": text})
+    problems = retrofi_api_census.check_blocks(tree)
+    if problem is None:
+        assert problems == []
+        assert retrofi_api_census._blocks(tree) == []
+    else:
+        assert any(p.startswith(problem) for p in problems), problems
+
+
 def test_a_record_in_the_else_branch_of_its_guard_counts_for_nothing(tmp_path):
     # Moved to the #else, the record is compiled exactly where the shim is not.
     text = """\
