@@ -342,10 +342,16 @@ def _build(source, tree, rules, *, repo, cache, jobs, timeout, spatch,
         for i, lines in unparsed.get(rel, ()):
             reports[i].unparsed += [f"{rel}:{n}" for n in lines]
 
-    # 2. plain patches, in order, on the copied tree.
+    # 2. plain patches, in order, on the copied tree.  A patch needed only
+    # from a newer series than the source's may find nothing to patch (the
+    # files it names may not be copied from this source): as for a rule
+    # that matches nothing there, no error (_apply_patch tries a dry run
+    # first, so nothing was changed); one that applies is reported stale.
     for rule, rep in zip(rules, reports):
         if rule.kind == "patch":
             _apply_patch(rule, tree, rep)
+            if rep.needed_from and not rep.applied:
+                rep.applied, rep.problem = True, ""
 
     # 3. the project's own parts: compat/, include/, build glue (the
     # source's overlays of drivers/out-tree-since-X.Y/ replace files of

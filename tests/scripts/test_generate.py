@@ -354,6 +354,29 @@ def test_plain_patch_that_does_not_apply(world):
     assert [s.split()[0] for s in r.stale] == ["0003-c.patch"]
 
 
+def test_plain_patch_needed_only_from_a_newer_source_is_no_error_where_it_does_not_apply(world):
+    # The source is 9.9; the patch is for 10.0 and newer, whose copy list
+    # has a file 9.9 lacks.
+    newer = PATCH.replace("# must-match: yes\n", "# must-match: yes\n# needed-from: 10.0\n")
+    write(os.path.join(world.repo, "semantic-patches", "0003-c.patch"),
+          newer.replace("net/foo/c.h", "net/foo/new.h"))
+    res = world.run()
+    rep = {r.name: r for r in res.rules}["0003-c"]
+    assert rep.applied and rep.sites_changed == 0 and rep.needed_from == "10.0"
+    r = gen.refresh(world.source, repo=world.repo, cache_dir=world.cache)
+    assert r.stale == [] and r.not_yet_needed == ["0003-c.patch"]
+    # One that does apply to the older source is reported, as a rule is.
+    write(os.path.join(world.repo, "semantic-patches", "0003-c.patch"), newer)
+    r = gen.refresh(world.source, repo=world.repo, cache_dir=world.cache)
+    assert r.stale == ["0003-c.patch (declared needed from 10.0 only, yet it changes 1 "
+                       "site(s) in 1 file(s))"]
+    # Without the declaration, the same patch stops generation.
+    write(os.path.join(world.repo, "semantic-patches", "0003-c.patch"),
+          PATCH.replace("net/foo/c.h", "net/foo/new.h"))
+    with pytest.raises(RetrofiError, match="0003-c.*does not apply"):
+        world.run()
+
+
 def test_plain_patch_must_say_why_smpl_cannot(world):
     write(os.path.join(world.repo, "semantic-patches", "0003-c.patch"),
           PATCH.replace("# smpl-cannot: a test of the plain-patch path\n",
