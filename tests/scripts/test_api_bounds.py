@@ -128,3 +128,20 @@ def test_bounds_table_is_what_the_served_headers_say():
     committed = open(retrofi_bounds.TABLE).read()
     assert retrofi_bounds.render(measured) == committed, \
         "compat/api-bounds.txt differs from the served headers: run `make api-bounds`"
+
+
+def test_a_config_record_is_held_to_its_citation_not_to_the_served_abis():
+    # kunit_hooks (6.3): the tree's KUnit option guards it, not a version,
+    # so no marker bounds it; its citation still has to agree.
+    cat = retrofi_census.catalog(REPO)
+    assert retrofi_census.Shim("kunit_hooks", "6.3", "config",
+                               "kunit: Add hooks to call into KUnit when it is built as a module "
+                               "(v6.3, title not verified)") in cat
+    assert census_problems(cat=cat) == []
+    problems = census_problems(cat=with_since("kunit_hooks", "6.4", cat))
+    assert any("kunit_hooks (since 6.4): its change cites v6.3" in p for p in problems), problems
+    # The same record as a structural one needs a marker.
+    structural = tuple(retrofi_census.Shim(s.name, s.since, "structural", s.change)
+                       if s.name == "kunit_hooks" else s for s in cat)
+    problems = census_problems(cat=structural)
+    assert any(p.startswith("kunit_hooks (since 6.3): no marker") for p in problems), problems

@@ -246,6 +246,13 @@ def test_a_structural_block_without_a_record_fails_but_a_header_selector_needs_n
     assert retrofi_api_census.check_blocks(tree) == []
 
 
+def test_a_config_record_counts_only_in_the_if_branch_of_a_tree_option():
+    # KUnit's built-in part: no version decides it, the tree's option does
+    # (include/retrofi/kunit.h). Its records sit in that option's #if.
+    assert {s.name for s in retrofi_census.catalog(REPO) if s.kind == "config"} >= {
+        "kunit_hooks", "kunit_current_test", "kunit_module_suites"}
+
+
 @pytest.mark.parametrize("text,problem", [
     ("""\
         #if IS_ENABLED(CONFIG_RETROFI_FOO)

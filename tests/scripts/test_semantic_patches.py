@@ -45,7 +45,9 @@ def _cases():
 
 
 def test_every_rule_has_a_test_pair():
-    missing = [r.name for r in _rules()
+    # A plain patch names the source's files it changes: it is tested on
+    # them (test_plain_patch_applies_to_the_source_files_it_names).
+    missing = [r.name for r in _rules() if r.kind == "cocci"
                if not os.path.isfile(os.path.join(CASES, r.name, "input.c"))
                or not os.path.isfile(os.path.join(CASES, r.name,
                                                   "expected.c"))]
@@ -69,6 +71,36 @@ def test_every_rule_declares_its_upstream_change():
 
 def test_at_least_one_rule_must_match():
     assert any(r.must_match for r in _rules())
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("rule", [r for r in _rules() if r.kind == "patch"],
+                         ids=lambda r: r.name)
+def test_plain_patch_applies_to_the_source_files_it_names(rule, fetched, tmp_path):
+    # As the generator applies it (patch -p1 --fuzz=0 on the copied tree),
+    # to the default source's copies of the files it names; its own test
+    # directory, where it has one, holds no pairs (a patch rewrites paths,
+    # not an input file).
+    source = fetched.source.path
+    names = re.findall(r"^\+\+\+ b/(\S+)", open(rule.path).read(), re.M)
+    assert names, f"{rule.name} names no file (+++ b/PATH)"
+    for rel in names:
+        os.makedirs(os.path.dirname(tmp_path / rel), exist_ok=True)
+        shutil.copyfile(os.path.join(source, rel), tmp_path / rel)
+    p = subprocess.run(["patch", "-p1", "--batch", "--forward", "--fuzz=0",
+                        "--no-backup-if-mismatch", "-r", "-", "-d", str(tmp_path),
+                        "-i", rule.path], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    if rule.name == "0900-kunit-config":
+        # No copied KUnit file tests the kernel's own CONFIG_KUNIT any more
+        # (IS_BUILTIN() stays: without CONFIG_KUNIT it is 0, as the tree
+        # needs), and <kunit/test-bug.h> reads compat.ko's names.
+        for rel in names:
+            text = (tmp_path / rel).read_text()
+            assert not re.search(r"IS_(ENABLED|MODULE)\(CONFIG_KUNIT\)", text), rel
+        bug = (tmp_path / "include/kunit/test-bug.h").read_text()
+        assert "#if IS_ENABLED(CONFIG_RETROFI_KUNIT)" in bug
+        assert "#include <retrofi/kunit.h>" in bug
 
 
 @pytest.mark.parametrize("rule,input_path", _cases())
