@@ -139,14 +139,18 @@ deb: bootstrap
 # The .deb end to end in a Debian root made by debootstrap (cached under
 # $RETROFI_CACHE/e2e/, never this machine's /): the kernel's image and
 # headers and dkms installed, apt-get install ./retrofi-dkms_*.deb (DKMS
-# builds RETROFI_DEFCONFIG=$(E2E_DEFCONFIG) of /etc/default/retrofi),
-# signatures against dkms's MOK, boot with the stack, purge, leftovers,
-# boot with the kernel's own stack.  RELEASE=bookworm (6.1) or bullseye (5.10).
+# builds RETROFI_DEFCONFIG=$(E2E_DEFCONFIG) of /etc/default/retrofi) for
+# the root's older ABI, the newer ABI's image and headers installed (dkms's
+# kernel hooks build for it; E2E_UPGRADE_FROM=none: no upgrade), signatures
+# against dkms's MOK, boot of the newer kernel with the stack, purge,
+# leftovers, boot with the kernel's own stack.  RELEASE=bookworm (6.1) or bullseye (5.10).
 .PHONY: deb-e2e
 RELEASE ?= bookworm
 E2E_DEFCONFIG ?= hwsim
+E2E_UPGRADE_FROM ?= previous
 deb-e2e: deb
 	$(PYTHON) scripts/retrofi_e2e.py --release "$(RELEASE)" --defconfig "$(E2E_DEFCONFIG)" \
+	  --upgrade-from "$(E2E_UPGRADE_FROM)" \
 	  --deb "$$(ls -t out/retrofi-dkms_*_all.deb | head -n 1)"
 
 # make refresh [SOURCE=linux-source-7.2]: what no longer fits the source

@@ -2,12 +2,15 @@
 
 One job: the cycle of the retrofi-dkms package in a debootstrapped root
 (retrofi_e2e_root): `apt-get install ./retrofi-dkms_*.deb` has DKMS build
-and install the stack for the root's kernel; the modules are the
-selection's (RETROFI_DEFCONFIG in /etc/default/retrofi), each signed by
-dkms's MOK key (retrofi_modsig) and given by modules.dep from updates/; the
-root's kernel boots in QEMU with them (guest mode dkms); `apt-get purge`
-leaves nothing (leftovers()) and modules.dep is the kernel's own again; the
-kernel boots with its own stack (guest mode in-tree).
+and install the stack for the root's kernel, an older ABI of the line; the
+root's apt then installs the newer ABI's image and headers and dkms's
+kernel hooks alone build the stack for it (retrofi_e2e_upgrade); the
+modules of each kernel are the selection's (RETROFI_DEFCONFIG in
+/etc/default/retrofi), each signed by dkms's MOK key (retrofi_modsig) and
+given by modules.dep from updates/; the newer kernel boots in QEMU with
+them (guest mode dkms); `apt-get purge` leaves nothing (leftovers()), the
+modules of both kernels are gone and modules.dep is each kernel's own
+again; the newer kernel boots with its own stack (guest mode in-tree).
 Each step is timed.  docs/deb-e2e.md says more.
 """
 
@@ -17,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -57,14 +60,20 @@ def _same(a, b):
         return fa.read() == fb.read()
 
 
-def leftovers(cycle: Cycle, before: Dict[str, str]) -> List[Tuple[str, str]]:
+def leftovers(cycle: Cycle, before: Dict[str, str],
+              upgraded: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
     """What the upper layer holds now that it did not before the install:
     (path, what) for each, but for IGNORED paths, directories of the lower
-    root and files identical to the lower root's (a copied-up file that
-    depmod or a trigger rewrote with the same bytes)."""
+    root, files identical to the lower root's (a copied-up file that
+    depmod or a trigger rewrote with the same bytes) and what a kernel
+    upgrade during the cycle wrote (upgraded: {path: kind},
+    retrofi_e2e_upgrade.upgrade_paths)."""
     out = []
+    upgraded = upgraded or {}
     for rel, kind in sorted(walk_upper(cycle.upper).items()):
         if before.get(rel) == kind and kind == "dir":
+            continue
+        if upgraded.get(rel) == kind:
             continue
         if any(rel == p.rstrip("/") or rel.startswith(p) for p, _ in IGNORED):
             continue
@@ -129,6 +138,22 @@ def resolves(cycle: Cycle, kernelrelease, modules) -> Dict[str, str]:
 GUEST_INIT = os.path.join(REPO, "tests", "guest", "init")
 
 
+def kernel_layer(cycle: Cycle, kernelrelease):
+    """The overlay layer that holds kernelrelease's image and modules: the
+    lower root's own kernel, or the upper layer's for a kernel installed
+    during the cycle (a kernel upgrade)."""
+    image = cycle.canon(f"boot/vmlinuz-{kernelrelease}")
+    mods = cycle.canon(f"lib/modules/{kernelrelease}/kernel")
+    for layer in (cycle.lower, cycle.upper):
+        if os.path.isfile(os.path.join(layer, image)) and \
+                os.path.isdir(os.path.join(layer, mods)):
+            return layer
+    raise RetrofiError(f"no kernel {kernelrelease} in the root (boot/vmlinuz-{kernelrelease} "
+                       f"and lib/modules/{kernelrelease}/kernel in one layer)",
+                       where=cycle.scratch,
+                       fix="boot a kernel the root has (its linux-image package)")
+
+
 def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     """The guest of the root: the root's kernel modules (its linux-image
     package, the lower layer) and, in mode "dkms", the modules DKMS installed
@@ -137,7 +162,7 @@ def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     import retrofi_initramfs as ri
     import retrofi_userland
     krel = target.kernelrelease
-    layer = cycle.lower
+    layer = kernel_layer(cycle, krel)
     root_target = dataclasses.replace(
         target, modules=os.path.join(layer, "lib", "modules", krel),
         image=os.path.join(layer, "boot", f"vmlinuz-{krel}"))
@@ -193,8 +218,8 @@ def boot_guest(cycle: Cycle, target, mode, workdir, cache, accel="tcg", allowed=
 @dataclasses.dataclass(frozen=True)
 class CycleResult:
     release: str
-    kernelrelease: str
-    modules: Tuple[str, ...]             # what dkms installed in updates/
+    kernelrelease: str                   # the kernel booted (the newer one, on an upgrade)
+    modules: Tuple[str, ...]             # what dkms installed in its updates/
     signatures: Tuple[str, ...]          # one line per module: ok/FAIL and why
     installed_resolve: Tuple[str, ...]   # module: path modules.dep gives, after install
     purged_resolve: Tuple[str, ...]      # the same after the purge
@@ -202,6 +227,8 @@ class CycleResult:
     steps: Tuple[Step, ...]
     problems: Tuple[str, ...]
     boots: Tuple[str, ...] = ()
+    upgraded_from: str = ""              # the root's older kernel, on an upgrade
+    dkms_status: Tuple[str, ...] = ()    # `dkms status retrofi` after the upgrade
 
     @property
     def ok(self):
@@ -221,17 +248,34 @@ class Timer:
         return r
 
 
+def _dkms_lines(out):
+    return "\n".join(l for l in out.splitlines()
+                     if "dkms" in l.lower() or "retrofi" in l)[-3000:]
+
+
 def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
-          target=None, accel="tcg", logdir=None, allowed=()) -> CycleResult:
+          target=None, accel="tcg", logdir=None, allowed=(), upgrade_from="") -> CycleResult:
     """debootstrap (cached), kernel root (cached), install the .deb, check the
     modules, their signatures and modules.dep, purge, check what is left.
 
-    target: the KernelTree of kernelrelease: the root's kernel then boots
-    with the DKMS-built stack (guest mode dkms) after the install, and with
-    its own stack (guest mode in-tree) after the purge; consoles in logdir."""
+    upgrade_from: an older kernel release of the same line: the root starts
+    with it, the package is installed (DKMS builds for it), then the root's
+    apt installs kernelrelease's image and headers and dkms's kernel hooks
+    alone must build for it (retrofi_e2e_upgrade); both kernels are checked
+    and the purge must take the modules of both.
+    target: the KernelTree of kernelrelease: it then boots with the
+    DKMS-built stack (guest mode dkms) after the install (the upgrade), and
+    with its own stack (guest mode in-tree) after the purge; consoles in
+    logdir."""
+    import retrofi_e2e_upgrade as up
     timer = Timer()
     base = timer("debootstrap", base_root, cache, release)
-    kroot = timer("kernel root", kernel_root, cache, release, base, [kernelrelease])
+    first = upgrade_from or kernelrelease
+    kroot = timer("kernel root", kernel_root, cache, release, base, [first])
+    if upgrade_from:
+        kroot = timer("kernel root with the newer ABI fetched", up.upgrade_root, cache,
+                      release, kroot, upgrade_from, kernelrelease)
+    kernels = [first] + ([kernelrelease] if upgrade_from else [])
     problems = []
     own = scratch is None
     scratch = scratch or tempfile.mkdtemp(prefix="run-", dir=os.path.join(cache, "e2e"))
@@ -245,8 +289,19 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
                                        f"{DEB_MOUNT}/{os.path.basename(deb)}"],
                     debdir=os.path.dirname(os.path.abspath(deb)),
                     what=f"apt-get install ./{os.path.basename(deb)}")
-        log("\n".join(l for l in out.splitlines() if "dkms" in l.lower() or "retrofi" in l)[-3000:])
-        mods, sigs, inst = check_built(c, kernelrelease, defconfig, problems)
+        log(_dkms_lines(out))
+        found = []
+        mods, sigs, inst = check_built(c, first, defconfig, found)
+        problems += [f"install: {p}" for p in found]
+        upgraded, status = None, ()
+        if upgrade_from:
+            out = timer("kernel upgrade", up.upgrade, c, kernelrelease)
+            log(_dkms_lines(out))
+            status, found = up.installed_for(c, kernels)
+            mods, sigs2, inst2 = check_built(c, kernelrelease, defconfig, found)
+            sigs, inst = sigs + sigs2, inst + inst2
+            problems += [f"kernel upgrade to {kernelrelease}: {p}" for p in found]
+            upgraded = up.upgrade_paths(walk_upper(c.upper), before)
         # The package's retrofi-status, for the guests (the one after the purge too).
         shutil.copy(c.path("usr/sbin/retrofi-status"), os.path.join(scratch, "retrofi-status"))
         want = expected_modules(c, kernelrelease, defconfig)
@@ -256,18 +311,28 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
                       cache, accel, allowed)
             boots.append(b)
         elif target is not None:
-            problems.append("no boot with the dkms stack: dkms did not install it")
+            problems.append(f"no boot with the dkms stack: dkms did not install it for "
+                            f"{kernelrelease}")
         timer("purge", c.run, ["apt-get", "purge", "-y", "-q", "retrofi-dkms"],
               what="apt-get purge retrofi-dkms")
-        left = leftovers(c, before)
-        problems += [f"left after the purge: /{p} ({w})" for p, w in left]
-        purged = resolves(c, kernelrelease, want)
-        lower_dep = os.path.join(c.lower, "lib", "modules", kernelrelease, "modules.dep")
-        if not _same(c.path(f"lib/modules/{kernelrelease}/modules.dep"), lower_dep):
-            problems.append("after the purge, modules.dep differs from the kernel's own")
-        for m in want:
-            if m in purged and in_updates(purged[m]):
-                problems.append(f"after the purge, modules.dep still gives {m} {purged[m]}")
+        left = leftovers(c, before, upgraded)
+        problems += [f"purge: left /{p} ({w})" for p, w in left]
+        purged = {}
+        for k in kernels:
+            purged[k] = resolves(c, k, want)
+            problems += [f"purge: modules of {k} still in updates/: {m} {p}"
+                         for m, p in sorted(modules_of(c, k).items())]
+            problems += [f"purge: modules.dep of {k} still gives {m} {p}"
+                         for m, p in sorted(purged[k].items()) if in_updates(p)]
+        lower_dep = os.path.join(c.lower, "lib", "modules", first, "modules.dep")
+        if not _same(c.path(f"lib/modules/{first}/modules.dep"), lower_dep):
+            problems.append(f"purge: modules.dep of {first} differs from the kernel's own")
+        if upgrade_from:
+            with open(c.path(f"lib/modules/{kernelrelease}/modules.dep")) as f:
+                foreign = up.foreign_modules(f.read())
+            if foreign:
+                problems.append(f"purge: modules.dep of {kernelrelease} still lists modules "
+                                f"not the kernel's own: {' '.join(foreign[:8])}")
         if target is not None:
             b = timer("boot with the kernel's own stack", boot_guest, c, target, "in-tree",
                       logdir or scratch, cache, accel, allowed)
@@ -276,11 +341,13 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
             log(b.report())
             if not b.ok:
                 problems.append(f"boot {b.target}: {b.status}: {b.reason} (console: {b.log})")
-        return CycleResult(release, kernelrelease, tuple(sorted(mods)), sigs,
-                           inst, tuple(f"{kernelrelease} {m}: {p}" for m, p in sorted(purged.items())),
+        return CycleResult(release, kernelrelease, tuple(sorted(mods)), sigs, inst,
+                           tuple(f"{k} {m}: {p}" for k in kernels
+                                 for m, p in sorted(purged[k].items())),
                            tuple(left), tuple(timer.steps), tuple(problems),
                            tuple(f"{b.target}: {b.status}, {b.reason} ({b.seconds:.0f} s, "
-                                 f"{b.accel}; console {b.log})" for b in boots))
+                                 f"{b.accel}; console {b.log})" for b in boots),
+                           upgrade_from, status)
     finally:
         if own:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -333,9 +400,12 @@ def check_built(c: Cycle, kernelrelease, defconfig, problems):
 
 
 def report(r: CycleResult) -> str:
-    lines = [f"retrofi-dkms end to end: {r.release}, kernel {r.kernelrelease}"]
+    kernel = (f"kernel {r.upgraded_from} upgraded to {r.kernelrelease}" if r.upgraded_from
+              else f"kernel {r.kernelrelease}")
+    lines = [f"retrofi-dkms end to end: {r.release}, {kernel}"]
     lines += [f"  step {s.name}: {s.seconds} s" for s in r.steps]
-    lines += [f"  installed: {' '.join(r.modules)}"]
+    lines += [f"  installed for {r.kernelrelease}: {' '.join(r.modules)}"]
+    lines += [f"  dkms status: {l}" for l in r.dkms_status]
     lines += [f"  signature {l}" for l in r.signatures]
     lines += [f"  after install: {l}" for l in r.installed_resolve]
     lines += [f"  after purge:   {l}" for l in r.purged_resolve]
@@ -354,6 +424,11 @@ def main(argv=None):
     ap.add_argument("--deb", required=True, help="the retrofi-dkms .deb (make deb)")
     ap.add_argument("--defconfig", default="hwsim",
                     help="RETROFI_DEFCONFIG in the root's /etc/default/retrofi")
+    ap.add_argument("--upgrade-from", default="previous",
+                    help="the older kernel the root starts with, upgraded to the booted one "
+                         "after the install: an ABI (6.1.0-56-amd64), 'previous' (the newest "
+                         "ABI of the line kernel-matrix.lock serves below the booted one) or "
+                         "'none' (one kernel, no upgrade)")
     ap.add_argument("--no-boot", action="store_true", help="install and purge only")
     ap.add_argument("--logdir", default="out/e2e", help="where the guests' consoles go")
     args = ap.parse_args(argv)
@@ -361,6 +436,7 @@ def main(argv=None):
         import retrofi_kernels
         cache = retrofi_kernels.cache_dir()
         krel = args.kernelrelease or target_kernelrelease(args.release)
+        older = upgrade_from(args.upgrade_from, krel)
         target, accel, allowed = None, "tcg", ()
         if not args.no_boot:
             import retrofi_accel
@@ -377,7 +453,8 @@ def main(argv=None):
             accel = retrofi_accel.choose(target, cache).name
             os.makedirs(args.logdir, exist_ok=True)
         r = cycle(cache, args.release, krel, args.deb, args.defconfig, target=target,
-                  accel=accel, logdir=os.path.abspath(args.logdir), allowed=allowed)
+                  accel=accel, logdir=os.path.abspath(args.logdir), allowed=allowed,
+                  upgrade_from=older)
     except RetrofiError as e:
         print(e.format(), file=sys.stderr)
         return e.code
@@ -385,13 +462,29 @@ def main(argv=None):
     return 0 if r.ok else 1
 
 
+def _lock_entries():
+    import json
+    with open(os.path.join(REPO, "kernel-matrix.lock")) as f:
+        return json.load(f)["entries"]
+
+
+def upgrade_from(arg, kernelrelease):
+    """--upgrade-from's kernel release ("" for none)."""
+    import retrofi_e2e_upgrade
+    if arg == "none":
+        return ""
+    if arg == "previous":
+        return retrofi_e2e_upgrade.older_abi(kernelrelease, _lock_entries())
+    if arg == kernelrelease:
+        raise RetrofiError(f"--upgrade-from {arg} is the booted kernel itself",
+                           fix="name an older ABI of the same line, or 'none'")
+    return arg
+
+
 def target_kernelrelease(release):
     """The kernel release of the release's target (kernel-matrix.lock's ABI)."""
-    import json
-    lock = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "kernel-matrix.lock")
-    with open(lock) as f:
-        entries = json.load(f)["entries"]
+    lock = os.path.join(REPO, "kernel-matrix.lock")
+    entries = _lock_entries()
     entry = entries.get(f"target:{RELEASE_TARGET[release]}")
     if not entry:
         raise RetrofiError(f"kernel-matrix.lock pins no target {RELEASE_TARGET[release]}",
