@@ -154,6 +154,15 @@ def kernel_layer(cycle: Cycle, kernelrelease):
                        fix="boot a kernel the root has (its linux-image package)")
 
 
+def kernel_paths(cycle: Cycle, kernelrelease):
+    """(layer, modules directory, image) of kernelrelease in the overlay
+    (kernel_layer), as paths of the layer itself: the upper layer has no
+    lib -> usr/lib link of its own, canon() resolves it."""
+    layer = kernel_layer(cycle, kernelrelease)
+    return (layer, os.path.join(layer, cycle.canon(f"lib/modules/{kernelrelease}")),
+            os.path.join(layer, cycle.canon(f"boot/vmlinuz-{kernelrelease}")))
+
+
 def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     """The guest of the root: the root's kernel modules (its linux-image
     package, the lower layer) and, in mode "dkms", the modules DKMS installed
@@ -162,10 +171,8 @@ def guest_initramfs(cycle: Cycle, target, mode, workdir, cache):
     import retrofi_initramfs as ri
     import retrofi_userland
     krel = target.kernelrelease
-    layer = kernel_layer(cycle, krel)
-    root_target = dataclasses.replace(
-        target, modules=os.path.join(layer, "lib", "modules", krel),
-        image=os.path.join(layer, "boot", f"vmlinuz-{krel}"))
+    layer, modules, image = kernel_paths(cycle, krel)
+    root_target = dataclasses.replace(target, modules=modules, image=image)
     updates = os.path.join(workdir, "no-updates")
     os.makedirs(updates, exist_ok=True)
     extra = ri.GUEST_EXTRA_MODULES + ("mac80211_hwsim",)

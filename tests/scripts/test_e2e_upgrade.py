@@ -98,6 +98,12 @@ def test_the_kernel_to_boot_is_in_the_layer_that_holds_it(tmp_path):
     with open(os.path.join(c.upper, "boot/vmlinuz-6.1.0-57-amd64"), "w") as f:
         f.write("image")
     assert retrofi_e2e.kernel_layer(c, "6.1.0-57-amd64") == c.upper
+    # The guest's paths are the layer's own: the upper layer has no lib link.
+    for krel, layer in (("6.1.0-57-amd64", c.upper), ("6.1.0-56-amd64", c.lower)):
+        _, modules, image = retrofi_e2e.kernel_paths(c, krel)
+        assert modules == os.path.join(layer, f"usr/lib/modules/{krel}")
+        assert os.path.isdir(os.path.join(modules, "kernel"))
+        assert image == os.path.join(layer, f"boot/vmlinuz-{krel}")
 
 
 def _put(c, rel, text="x"):
@@ -142,3 +148,31 @@ def test_modules_dep_after_the_purge_lists_only_the_kernels_own():
                               "kernel/lib/x.ko.xz: updates/dkms/compat.ko.xz\n"
                               "extra/other.ko:\n") == ["updates/dkms/compat.ko.xz",
                                                        "extra/other.ko"]
+
+
+class _Root:
+    """A root whose `dkms status` says what the test gives."""
+
+    def __init__(self, status):
+        self.status = status
+
+    def run(self, argv, what=""):
+        assert argv == ["dkms", "status"]
+        return self.status
+
+
+def test_a_kernel_dkms_did_not_install_for_is_a_problem_naming_it():
+    both = ("retrofi/7.3.4-1, 6.1.0-56-amd64, x86_64: installed\n"
+            "retrofi/7.3.4-1, 6.1.0-57-amd64, x86_64: installed\n"
+            "other/2.0, 6.1.0-57-amd64, x86_64: installed\n")
+    lines, problems = up.installed_for(_Root(both), ["6.1.0-56-amd64", "6.1.0-57-amd64"])
+    assert problems == [] and len(lines) == 2
+    # The kernel hooks did not run (dkms's /etc/dkms/no-autoinstall): only the older kernel.
+    _, problems = up.installed_for(_Root(both.splitlines()[0] + "\n"),
+                                   ["6.1.0-56-amd64", "6.1.0-57-amd64"])
+    assert problems == ["dkms status shows retrofi absent for 6.1.0-57-amd64, not installed "
+                        "(dkms status: retrofi/7.3.4-1, 6.1.0-56-amd64, x86_64: installed)"]
+    _, problems = up.installed_for(_Root(both.replace("57-amd64, x86_64: installed\nother",
+                                                      "57-amd64, x86_64: built\nother")),
+                                   ["6.1.0-57-amd64"])
+    assert problems and "retrofi built for 6.1.0-57-amd64" in problems[0]
