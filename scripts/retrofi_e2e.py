@@ -311,7 +311,9 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
             upgraded = up.upgrade_paths(walk_upper(c.upper), before)
         # The package's retrofi-status, for the guests (the one after the purge too).
         shutil.copy(c.path("usr/sbin/retrofi-status"), os.path.join(scratch, "retrofi-status"))
-        want = expected_modules(c, kernelrelease, defconfig)
+        # Each kernel's, while the package's tree is there to list them.
+        wants = {k: expected_modules(c, k, defconfig) for k in kernels}
+        want = wants[kernelrelease]
         boots = []
         if target is not None and sorted(mods) == want:
             b = timer("boot with the dkms stack", boot_guest, c, target, "dkms", logdir or scratch,
@@ -326,7 +328,7 @@ def cycle(cache, release, kernelrelease, deb, defconfig="hwsim", scratch=None,
         problems += [f"purge: left /{p} ({w})" for p, w in left]
         purged = {}
         for k in kernels:
-            purged[k] = resolves(c, k, want)
+            purged[k] = resolves(c, k, wants[k])
             problems += [f"purge: modules of {k} still in updates/: {m} {p}"
                          for m, p in sorted(modules_of(c, k).items())]
             problems += [f"purge: modules.dep of {k} still gives {m} {p}"
