@@ -183,18 +183,19 @@ def cli():
     return run_cli
 
 
-def out_tree_kbuild(path):
+def out_tree_kbuild(path, overlays=()):
     """The output tree's Kbuild files (compat/Kbuild included), config/ and
     defconfigs/ as the repository has them, copied to path (a str): what
-    decides which modules a build selects (retrofi_selection)."""
+    decides which modules a build selects (retrofi_selection).  overlays:
+    directories of drivers/ (out-tree-since-X.Y) copied on top, in order."""
     import shutil
-    out_tree = os.path.join(REPO, "drivers", "out-tree")
-    for root, _, files in os.walk(out_tree):
-        for f in files:
-            rel = os.path.relpath(os.path.join(root, f), out_tree)
-            if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
-                os.makedirs(os.path.dirname(os.path.join(path, rel)), exist_ok=True)
-                shutil.copyfile(os.path.join(root, f), os.path.join(path, rel))
+    for src in [os.path.join(REPO, "drivers", "out-tree"), *overlays]:
+        for root, _, files in os.walk(src):
+            for f in files:
+                rel = os.path.relpath(os.path.join(root, f), src)
+                if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
+                    os.makedirs(os.path.dirname(os.path.join(path, rel)), exist_ok=True)
+                    shutil.copyfile(os.path.join(root, f), os.path.join(path, rel))
     os.makedirs(os.path.join(path, "compat"), exist_ok=True)
     shutil.copyfile(os.path.join(REPO, "compat", "Kbuild"), os.path.join(path, "compat", "Kbuild"))
     return path

@@ -21,7 +21,7 @@ import pytest
 
 import retrofi_dkmsconf
 import retrofi_selection
-from conftest import REPO, STACK_MODULES
+from conftest import STACK_MODULES, out_tree_kbuild
 from test_config_all import OUT_TREE, OVERLAYS, facilities, parse_options, version
 from test_generate import write
 
@@ -35,15 +35,7 @@ def default_source_tree(path):
     """The default source's (7.x) output tree as far as the module list
     reads it: the Kbuild files, config/ and defconfigs/ of drivers/out-tree
     with its overlays on top, compat/Kbuild, and dkms.conf."""
-    for src in [OUT_TREE] + OVERLAYS:
-        for root, _, files in os.walk(src):
-            for f in files:
-                rel = os.path.relpath(os.path.join(root, f), src)
-                if f == "Kbuild" or rel.startswith(("config/", "defconfigs/")):
-                    os.makedirs(os.path.dirname(os.path.join(path, rel)), exist_ok=True)
-                    shutil.copy2(os.path.join(root, f), os.path.join(path, rel))
-    os.makedirs(os.path.join(path, "compat"), exist_ok=True)
-    shutil.copy2(os.path.join(REPO, "compat", "Kbuild"), os.path.join(path, "compat", "Kbuild"))
+    out_tree_kbuild(path, OVERLAYS)
 
     class S:
         version = "1.0"
