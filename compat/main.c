@@ -11,6 +11,7 @@
 #include <linux/stddef.h>
 #include <net/cfg80211.h>
 #include <retrofi/backport.h>
+#include <retrofi/kunit.h>
 #include <retrofi/probes.h>
 #include "retrofi-version.h"
 
@@ -68,23 +69,38 @@ EXPORT_SYMBOL_GPL(retrofi_compat_dependency);
 
 static int __init retrofi_compat_init(void)
 {
+	int err = 0;
+
 	/* The debugfs cancellation shim's workqueue (compat/backport-6.7.c). */
 #if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
-	int err = retrofi_debugfs_removal_init();
+	err = retrofi_debugfs_removal_init();
 
 	if (err)
 		return err;
 #endif /* < 6.7 */
+#if IS_ENABLED(CONFIG_RETROFI_KUNIT)
+	/* KUnit's built-in part (compat/kunit.c). */
+	err = retrofi_kunit_init();
+	if (err) {
+#if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
+		retrofi_debugfs_removal_exit();
+#endif /* < 6.7 */
+		return err;
+	}
+#endif /* CONFIG_RETROFI_KUNIT */
 	pr_info("retrofi compat: version %s, wireless stack from %s, api level %u.%u.%u on %u.%u.%u\n",
 		RETROFI_PROJECT_VERSION, RETROFI_SOURCE_KERNEL,
 		(RETROFI_API_CODE >> 16) & 0xff, (RETROFI_API_CODE >> 8) & 0xff,
 		RETROFI_API_CODE & 0xff, (LINUX_VERSION_CODE >> 16) & 0xff,
 		(LINUX_VERSION_CODE >> 8) & 0xff, LINUX_VERSION_CODE & 0xff);
-	return 0;
+	return err;
 }
 
 static void __exit retrofi_compat_exit(void)
 {
+#if IS_ENABLED(CONFIG_RETROFI_KUNIT)
+	retrofi_kunit_exit();
+#endif /* CONFIG_RETROFI_KUNIT */
 	retrofi_compat_exit_debugfs_short();
 #if RETROFI_LINUX_LESS(6, 7, 0) && !RETROFI_HAVE_debugfs_cancellation
 	retrofi_debugfs_removal_exit();

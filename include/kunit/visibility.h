@@ -15,6 +15,21 @@
 
 #include <retrofi/backport.h>
 
+#if IS_ENABLED(CONFIG_RETROFI_KUNIT)
+/*
+ * Where the tree builds its own kunit.ko (include/retrofi/kunit.h), the
+ * source's CONFIG_KUNIT half: what kunit.ko and the tests use is not
+ * static, and is exported into the tests' namespace. The namespace as a
+ * string: "module: Convert symbol namespace to string literal" (v6.13,
+ * title not verified); config/options builds KUnit only on kernels that
+ * take it so.
+ */
+#include <linux/export.h>
+#define VISIBLE_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) EXPORT_SYMBOL_NS(symbol, "EXPORTED_FOR_KUNIT_TESTING")
+RETROFI_CENSUS(EXPORT_SYMBOL_IF_KUNIT, "6.2", "config",
+	       "kunit: add macro to allow conditionally exposing static symbols to tests (v6.2)");
+#else
 #if RETROFI_LINUX_LESS(6, 2, 0) && !__has_include_next("kunit/visibility.h")
 #define VISIBLE_IF_KUNIT static
 #define EXPORT_SYMBOL_IF_KUNIT(symbol)
@@ -23,5 +38,6 @@ RETROFI_CENSUS(VISIBLE_IF_KUNIT, "6.2", "structural",
 #else
 #include_next <kunit/visibility.h>
 #endif /* < 6.2 */
+#endif /* CONFIG_RETROFI_KUNIT */
 
 #endif /* _RETROFI_KUNIT_VISIBILITY_H */

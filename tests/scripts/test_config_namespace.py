@@ -68,6 +68,11 @@ VENDOR_DIRS = ("drivers/net/wireless/mediatek", "drivers/net/wireless/realtek",
                "drivers/net/wireless/ath/ath10k", "drivers/net/wireless/ath/ath11k",
                "drivers/net/wireless/ath/ath12k")
 VENDOR_FILES = re.compile(r"^(htc|hif_usb|wmi)")
+# KUnit (lib/kunit and its headers): the tree's own kunit.ko, built only
+# under the option RETROFI_KUNIT, never by the default configuration; its
+# Kconfig values (KUNIT_DEFAULT_TIMEOUT, ...) are the tree's, set where no
+# target has KUnit (docs/kunit.md).
+KUNIT_DIRS = ("lib/kunit", "include/kunit")
 
 
 def used_by_c(tree):
@@ -79,7 +84,7 @@ def used_by_c(tree):
         if os.path.join(tree, "include", "retrofi") in root:
             continue
         rel = os.path.relpath(root, tree)
-        if rel.startswith(VENDOR_DIRS):
+        if rel.startswith(VENDOR_DIRS) or rel.startswith(KUNIT_DIRS):
             continue
         if rel == "drivers/net/wireless/ath/ath9k":
             files = [f for f in files if not VENDOR_FILES.match(f)]
