@@ -171,7 +171,11 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
     assert len(stack) == 9, b.modules
     # The vendor drivers: built where their family is on (since markers),
     # each chip module the guest list names among them.
-    vendor = {os.path.basename(m)[:-3].replace("-", "_") for m in b.modules} - STACK
+    vendor = {os.path.basename(m)[:-3].replace("-", "_") for m in b.modules} - STACK - KUNIT
+    # The tree's KUnit and the source's suites: where the option is on
+    # (7.3 and newer), all three, else none.
+    kunit = {os.path.basename(m)[:-3].replace("-", "_") for m in b.modules} & KUNIT
+    assert kunit == (KUNIT if "RETROFI_KUNIT" in on else set()), (sorted(kunit), sorted(on))
     if defconfig == "all" and "MT76_CORE" in on:
         assert {"mt7921e", "mt7925e", "mt7921u", "mt76"} <= vendor, sorted(vendor)
     if defconfig == "all" and "RTW89_CORE" in on:
@@ -189,6 +193,8 @@ def test_every_offered_option_builds_without_a_warning(tree, name, tmp_path):
 
 STACK = {"compat", "cfg80211", "mac80211", "mac80211_hwsim", "ath", "ath9k", "ath9k_hw",
          "ath9k_common", "ath5k"}
+# kunit.ko (the source's lib/kunit) and the stack's KUnit suites
+KUNIT = {"kunit", "cfg80211_tests", "mac80211_tests"}
 
 
 def test_make_check_builds_the_stack_and_check_options_the_vendor_drivers(tmp_path):

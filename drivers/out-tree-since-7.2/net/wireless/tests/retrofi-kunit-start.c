@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+/* retrofi: the first object of a KUnit test module (include/retrofi/kunit-suites.h) */
+#include <retrofi/kunit-suites.h>
+
+RETROFI_KUNIT_SUITES_START();
