@@ -20,6 +20,7 @@
 
 #include <linux/module.h>
 #include <kunit/test.h>
+#include <retrofi/kunit.h>
 
 extern struct kunit_suite *retrofi_kunit_suites_start[];
 extern struct kunit_suite *retrofi_kunit_suites_end[];

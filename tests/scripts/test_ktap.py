@@ -175,3 +175,49 @@ def test_render_round_trips():
     r = retrofi_ktap.parse(PASS)
     again = retrofi_ktap.parse(retrofi_ktap.render(r))
     assert again.passed and [t.name for t in again.tests] == [t.name for t in r.tests]
+
+
+# What tests/guest/init's kunit_suites nests under its test: a module's
+# suites as KUnit prints them, a parameterised case's parameters without a
+# plan (a generator yields them), then the suite's own result.
+KUNIT = BOOT_NOISE + """\
+KTAP version 1
+1..1
+# Subtest: cfg80211_kunit_suites_pass
+    KTAP version 1
+    1..1
+        KTAP version 1
+        # Subtest: cfg80211-inform-bss
+        1..2
+        ok 1 test_inform_bss_ssid_only
+            KTAP version 1
+            # Subtest: test_inform_bss_ml_sta
+            ok 1 no_mld_id
+            %s 2 mld_id_eq_1
+            # test_inform_bss_ml_sta: pass:1 fail:0 skip:0 total:2
+        %s 2 test_inform_bss_ml_sta
+        # Totals: pass:2 fail:0 skip:0 total:2
+    %s 1 cfg80211-inform-bss
+%s 1 cfg80211_kunit_suites_pass
+"""
+
+
+def test_kunit_parameters_without_a_plan_count_and_a_failed_one_fails():
+    r = retrofi_ktap.parse(KUNIT % ("ok", "ok", "ok", "ok"))
+    assert r.passed, r.errors
+    (suite,) = r.tests[0].subtests.tests
+    case = suite.subtests.tests[1]
+    assert suite.subtests.plan == 2 and case.subtests.plan == 2
+    assert [p.name for p in case.subtests.tests] == ["no_mld_id", "mld_id_eq_1"]
+    # One failed parameter, reported up the levels as KUnit does.
+    r = retrofi_ktap.parse(KUNIT % ("not ok", "not ok", "not ok", "not ok"))
+    assert not r.passed and [t.name for t in r.failures] == ["cfg80211_kunit_suites_pass"]
+    # A parameter that failed under a case printed ok is an error, not a pass.
+    r = retrofi_ktap.parse(KUNIT % ("not ok", "ok", "ok", "ok"))
+    assert not r.passed and any("test_inform_bss_ml_sta is ok but its subtests are not" in e
+                                for e in r.tests[0].subtests.tests[0].subtests.errors)
+
+
+def test_a_top_level_stream_without_a_plan_still_fails():
+    r = retrofi_ktap.parse(BOOT_NOISE + "KTAP version 1\nok 1 a\n")
+    assert not r.passed and any("no plan line" in e for e in r.errors)

@@ -1,0 +1,111 @@
+"""The source's own KUnit suites (net/wireless/tests, net/mac80211/tests)
+run in a booted guest on the tree's kunit.ko, and every case counts.
+
+No Debian kernel has CONFIG_KUNIT, so the tree builds the source's
+lib/kunit as its own module where RETROFI_KUNIT=m (docs/kunit.md); the
+defconfig that `make check` builds for its newest end (all-stack, through
+test_all_options and the content-keyed build cache: one build serves both)
+selects it with both suites. The guest (tests/guest/init, mode "kunit")
+loads each test module and turns what KUnit printed into its subtests. The
+suites and their cases must be exactly those the source declares, every
+case (and parameter) passed: on the identity row there is no skip to
+declare."""
+
+import functools
+import os
+import re
+
+import pytest
+
+import retrofi_boot
+import retrofi_debversion
+import retrofi_generate
+import retrofi_initramfs
+import retrofi_kernels
+from conftest import REPO, shared_build
+from test_all_options import JOBS, MATRIX, kernel_line, options_targets, share_defconfig
+
+# test module -> the source directory of its suites
+SUITE_DIRS = {"cfg80211": "net/wireless/tests", "mac80211": "net/mac80211/tests"}
+
+SUITE_RE = re.compile(r"static\s+struct\s+kunit_suite\s+(\w+)\s*=\s*\{(.*?)\n\};", re.S)
+CASES_RE = re.compile(r"static\s+struct\s+kunit_case\s+(\w+)\s*\[\]\s*=\s*\{(.*?)\n\};", re.S)
+
+
+def declared_suites(source_dir):
+    """{suite name: number of cases} that the .c files of source_dir
+    register with kunit_test_suite()/kunit_test_suites(), from their
+    struct kunit_suite (.name, .test_cases) and struct kunit_case arrays
+    (one KUNIT_CASE*() entry each)."""
+    suites = {}
+    for f in sorted(os.listdir(source_dir)):
+        if not f.endswith(".c"):
+            continue
+        text = open(os.path.join(source_dir, f), encoding="utf-8").read()
+        cases = {n: len(re.findall(r"\bKUNIT_CASE\w*\s*\(", body))
+                 for n, body in CASES_RE.findall(text)}
+        defs = {v: body for v, body in SUITE_RE.findall(text)}
+        registered = [v for args in re.findall(r"\bkunit_test_suites?\s*\(([^;]*)\)\s*;", text)
+                      for v in re.findall(r"&?\s*(\w+)", args)]
+        for var in registered:
+            body = defs[var]
+            name = re.search(r"\.name\s*=\s*\"([^\"]+)\"", body).group(1)
+            arr = re.search(r"\.test_cases\s*=\s*(\w+)", body).group(1)
+            suites[name] = cases[arr]
+    return suites
+
+
+def test_declared_suites_reads_names_and_cases_of_registered_suites(tmp_path):
+    (tmp_path / "a.c").write_text(
+        'static struct kunit_case a_cases[] = {\n\tKUNIT_CASE(x),\n'
+        '\tKUNIT_CASE_PARAM(y, y_gen_params),\n\t{}\n};\n\n'
+        'static struct kunit_suite a_suite = {\n\t.name = "alpha",\n'
+        '\t.test_cases = a_cases,\n};\n\n'
+        'static struct kunit_suite unused = {\n\t.name = "never",\n\t.test_cases = a_cases,\n};\n\n'
+        'kunit_test_suite(a_suite);\n')
+    assert declared_suites(str(tmp_path)) == {"alpha": 2}
+
+
+def newest_end():
+    """The newest of the two real targets `make check` builds all-stack for."""
+    order = functools.cmp_to_key(lambda a, b: retrofi_debversion.compare(
+        kernel_line(MATRIX.target(a)), kernel_line(MATRIX.target(b))))
+    return max(options_targets(MATRIX, "ends"), key=order)
+
+
+@pytest.mark.network
+def test_the_sources_kunit_suites_pass_in_a_guest_on_the_trees_own_kunit(fetched, tmp_path):
+    name = newest_end()
+    tree = retrofi_generate.generate(fetched.source, str(tmp_path / "out")).out_path
+    defconfig = share_defconfig("ends", tree)
+    kernel = retrofi_kernels.fetch(MATRIX, [name], with_source=False).targets[name]
+    b = shared_build(tree, kernel, tmp_path, defconfig=defconfig, jobs=JOBS)
+    assert b.ok, b.reason
+    built = {os.path.basename(m) for m in b.modules}
+    assert {"kunit.ko", "cfg80211-tests.ko", "mac80211-tests.ko"} <= built, sorted(built)
+
+    initrd = retrofi_initramfs.build(kernel, b.tree, selftest=False,
+                                     config={"etc/retrofi-mode": "kunit\n"})
+    log = tmp_path / "console.log"
+    r = retrofi_boot.boot(kernel, initrd, str(log))
+    ktap = r.ktap
+    print(f"{name}: {r.status} ({r.reason}); {r.seconds:.0f} s")
+    assert r.status == "pass", r.reason + "\n" + "\n".join(r.tail)
+    assert [t.name for t in ktap.tests] == ["backport_modules_are_loaded_from_updates",
+                                            "cfg80211_kunit_suites_pass",
+                                            "mac80211_kunit_suites_pass"]
+    for test in ktap.tests[1:]:
+        module = test.name.split("_")[0]
+        declared = declared_suites(os.path.join(fetched.source.path, SUITE_DIRS[module]))
+        ran = {s.name: s for s in test.subtests.tests}
+        assert sorted(ran) == sorted(declared), (sorted(ran), sorted(declared))
+        for suite, cases in declared.items():
+            s = ran[suite]
+            assert s.status == "ok" and s.subtests is not None and s.subtests.complete, suite
+            assert s.subtests.plan == cases == len(s.subtests.tests), suite
+            # Each case passed, and each parameter of a parameterised one.
+            leaves = [(c.name, p.name, p.status) for c in s.subtests.tests
+                      for p in (c.subtests.tests if c.subtests else [c])]
+            assert all(st == "ok" for _, _, st in leaves), [l for l in leaves if l[2] != "ok"]
+            print(f"  {module}-tests {suite}: {len(s.subtests.tests)} cases, "
+                  f"{len(leaves)} results passed")
