@@ -14,6 +14,9 @@
  * hands the bounds to compat.ko's store (kunit_module_register(),
  * include/retrofi/kunit.h), which the source's kunit_module_init() reads
  * when the module goes live (rule 0004-kunit-module-suites).
+ *
+ * The first object defines RETROFI_KUNIT_SUITES_FIRST before it includes
+ * this header, the last one does not: each object includes it once.
  */
 #ifndef _RETROFI_KUNIT_SUITES_H
 #define _RETROFI_KUNIT_SUITES_H
@@ -25,26 +28,27 @@
 extern struct kunit_suite *retrofi_kunit_suites_start[];
 extern struct kunit_suite *retrofi_kunit_suites_end[];
 
-#define RETROFI_KUNIT_SUITES_START()					\
-	struct kunit_suite *retrofi_kunit_suites_start[0]		\
-	__aligned(sizeof(struct kunit_suite *))				\
-	__used __section(".kunit_test_suites") = {};			\
-	static int __init retrofi_kunit_suites_init(void)		\
-	{								\
-		return kunit_module_register(THIS_MODULE,		\
-					     retrofi_kunit_suites_start,\
-					     retrofi_kunit_suites_end);	\
-	}								\
-	module_init(retrofi_kunit_suites_init);				\
-	/* compat.ko frees the module's entry when it goes */		\
-	static void __exit retrofi_kunit_suites_exit(void)		\
-	{								\
-	}								\
-	module_exit(retrofi_kunit_suites_exit)
+#ifdef RETROFI_KUNIT_SUITES_FIRST
+struct kunit_suite *retrofi_kunit_suites_start[0]
+	__aligned(sizeof(struct kunit_suite *))
+	__used __section(".kunit_test_suites") = {};
 
-#define RETROFI_KUNIT_SUITES_END()					\
-	struct kunit_suite *retrofi_kunit_suites_end[0]			\
-	__aligned(sizeof(struct kunit_suite *))				\
-	__used __section(".kunit_test_suites") = {}
+static int __init retrofi_kunit_suites_init(void)
+{
+	return kunit_module_register(THIS_MODULE, retrofi_kunit_suites_start,
+				     retrofi_kunit_suites_end);
+}
+module_init(retrofi_kunit_suites_init);
+
+/* compat.ko frees the module's entry when the module goes */
+static void __exit retrofi_kunit_suites_exit(void)
+{
+}
+module_exit(retrofi_kunit_suites_exit);
+#else
+struct kunit_suite *retrofi_kunit_suites_end[0]
+	__aligned(sizeof(struct kunit_suite *))
+	__used __section(".kunit_test_suites") = {};
+#endif
 
 #endif /* _RETROFI_KUNIT_SUITES_H */

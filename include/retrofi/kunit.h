@@ -20,10 +20,10 @@
  *  - kunit_running and kunit_hooks, under backport_ names (a kernel with
  *    its own KUnit exports the upstream ones).
  *
- * <kunit/test-bug.h> includes this header (rule 0900-kunit-config). The
- * option and compat/kunit.c, which defines what this header declares, are
- * the next step (docs/kunit.md, "What is left"): until then nothing sets
- * CONFIG_RETROFI_KUNIT and the output tree builds no KUnit file.
+ * <kunit/test-bug.h> includes this header (rule 0900-kunit-config), and so
+ * does <retrofi/kunit-suites.h>, the test modules' first and last object.
+ * compat/kunit.c defines what it declares; a defconfig turns it on with
+ * RETROFI_KUNIT=m (config/options).
  * Records: kind "config" (the guard is the tree's option, not a version:
  * a kernel of any version has these only with CONFIG_KUNIT), each naming
  * the upstream change that added what it stands in for.
