@@ -261,6 +261,19 @@ def render(result, indent=""):
     return "\n".join(out)
 
 
+def leaf_counts(result):
+    """{"ok", "not ok", "skip"} counts of the innermost results under result:
+    a KUnit suite's cases, and each parameter of a parameterised one."""
+    c = {"ok": 0, "not ok": 0, "skip": 0}
+    for t in result.tests:
+        if t.subtests is not None and t.subtests.tests:
+            for k, v in leaf_counts(t.subtests).items():
+                c[k] += v
+        else:
+            c[t.status] += 1
+    return c
+
+
 def skips(result, prefix=""):
     """Every skipped test, nested ones as "parent/name": [(path, directive)]."""
     out = []

@@ -24,6 +24,9 @@ class TestRow:
     status: str            # "pass" | "fail" | "skip"
     detail: str = ""
     seconds: object = None  # float, by the guest's clock; None when the guest did not say
+    # a test with subtests (compat selftests, KUnit suites): its innermost
+    # results, {"pass": n, "fail": n, "skip": n}; None for a plain test
+    cases: object = None
 
 
 @dataclasses.dataclass
@@ -85,6 +88,10 @@ def table(rows):
     out.insert(1, "  ".join("-" * w for w in widths))
     out += stage_table(rows)
     for r in rows:
+        for t in r.tests:
+            if t.cases:
+                out.append(f"{r.target}: {t.name}: {t.cases['pass']} cases passed, "
+                           f"{t.cases['fail']} failed, {t.cases['skip']} skipped")
         for n in r.notes:
             out.append(f"{r.target}: {n}")
         if r.firmware.get("line"):

@@ -26,6 +26,7 @@ import retrofi_initramfs
 import retrofi_interrupt
 import retrofi_kbuild
 import retrofi_kernels
+import retrofi_ktap
 import retrofi_matrix
 import retrofi_report
 from retrofi_errors import RetrofiError
@@ -57,7 +58,11 @@ def _test_rows(ktap, expected_skips=()):
                 st = "fail"
                 detail = "subtests skipped, not expected skips of this target: " + \
                     ", ".join(f"{p} ({d})" for p, d in bad) + "\n" + detail
-        rows.append(retrofi_report.TestRow(t.name, st, detail, _test_seconds(t)))
+        cases = None
+        if t.subtests is not None:
+            c = retrofi_ktap.leaf_counts(t.subtests)
+            cases = {"pass": c["ok"], "fail": c["not ok"], "skip": c["skip"]}
+        rows.append(retrofi_report.TestRow(t.name, st, detail, _test_seconds(t), cases))
     for path, what in retrofi_boot.declared_skips_not_taken(ktap, expected_skips):
         row = next(r for r in rows if r.name == path.partition("/")[0])
         row.status = "fail"

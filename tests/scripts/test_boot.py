@@ -358,3 +358,21 @@ def test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted(kernels
     assert "retrofi_warn_init" in result.reason and "retrofi_warn_init" in report
     saw("test_boot.py::test_a_test_module_that_warns_fails_the_target_with_the_splat_quoted",
         report.splitlines()[0])
+
+
+def test_a_test_with_subtests_reports_every_innermost_case_in_the_table():
+    """KUnit suites (and the compat selftests): the row's test counts its
+    cases and parameters, and the report's table says how many passed,
+    failed and were skipped."""
+    import retrofi_ktap
+    import retrofi_report
+    import retrofi_run
+    import test_ktap
+    ktap = retrofi_ktap.parse(test_ktap.KUNIT % ("not ok", "not ok", "not ok", "not ok"))
+    (row,) = retrofi_run._test_rows(ktap)
+    assert (row.name, row.status, row.cases) == ("cfg80211_kunit_suites_pass", "fail",
+                                                 {"pass": 2, "fail": 1, "skip": 0})
+    r = retrofi_report.Row(target="7.3", kind="real", build="ok", boot="fail", seconds=1.0,
+                           tests=[row])
+    assert "7.3: cfg80211_kunit_suites_pass: 2 cases passed, 1 failed, 0 skipped" in \
+        retrofi_report.table([r]).splitlines()

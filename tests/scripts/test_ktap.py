@@ -221,3 +221,8 @@ def test_kunit_parameters_without_a_plan_count_and_a_failed_one_fails():
 def test_a_top_level_stream_without_a_plan_still_fails():
     r = retrofi_ktap.parse(BOOT_NOISE + "KTAP version 1\nok 1 a\n")
     assert not r.passed and any("no plan line" in e for e in r.errors)
+
+
+def test_leaf_counts_count_each_case_and_each_parameter():
+    r = retrofi_ktap.parse(KUNIT % ("not ok", "not ok", "not ok", "not ok"))
+    assert retrofi_ktap.leaf_counts(r.tests[0].subtests) == {"ok": 2, "not ok": 1, "skip": 0}
