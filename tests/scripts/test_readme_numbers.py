@@ -82,9 +82,21 @@ def guest_tests():
     return [n for n in names if n not in extra], plan
 
 
+def kunit_guest_tests():
+    """The KUnit suites' tests: one per test module the build made (their
+    own PLAN increment), named after the module."""
+    init = open(INIT, encoding="utf-8").read()
+    modules = one(r"\nkunit_suite_modules\(\) \{\n\tfor m in ([a-z0-9 -]+); do\n",
+                  ("tests/guest/init", init)).split()
+    assert '\t\tkunit_suites_nested "${m%-tests}_kunit_suites_pass" "$m"\n' in init
+    assert '\nif [ -n "$KUNIT_MODULES" ]; then\n\trun_kunit_suites\n' in init
+    return [m[:-len("-tests")] + "_kunit_suites_pass" for m in modules]
+
+
 def test_the_docs_guest_test_table_lists_exactly_the_guest_tests():
     names, plan = guest_tests()
     assert len(names) == plan, "PLAN in tests/guest/init is not its number of tests"
+    names += kunit_guest_tests()
     table = one(r"\| guest test \| proves \|\n\|---\|---\|\n(.*?)\n\n", TESTING)
     listed = []
     for cells in (row.split(" | ")[0].strip("| ") for row in table.splitlines()):
