@@ -162,9 +162,42 @@ def preempt_rt(matrix, target):
 DEFCONFIG_ENV = "RETROFI_DEFCONFIG"
 
 
-def run_defconfig():
-    """The defconfig the matrix rows build: $RETROFI_DEFCONFIG, else wifi."""
-    return os.environ.get(DEFCONFIG_ENV) or "wifi"
+# Without it, a row whose target gets the tree's KUnit (the option
+# RETROFI_KUNIT is on there: its "since" marker) builds the tree's wifi-kunit
+# (the wifi selection with kunit.ko and the stack's suites), where the tree
+# has one, so that its guest runs the source's KUnit suites as well. The
+# package's default, wifi, never installs test modules on a user's machine.
+KUNIT_DEFCONFIG = "wifi-kunit"
+
+
+def run_defconfig(tree=None, kernel=None, api_level=""):
+    """The defconfig a matrix row builds: $RETROFI_DEFCONFIG; else
+    KUNIT_DEFCONFIG where tree has it and its KUnit is on for kernel (at
+    api_level, a shape's); else wifi."""
+    chosen = os.environ.get(DEFCONFIG_ENV)
+    if chosen:
+        return chosen
+    if tree is not None and kernel is not None and _kunit_on(tree, kernel, api_level):
+        return KUNIT_DEFCONFIG
+    return "wifi"
+
+
+def _kunit_on(tree, kernel, api_level=""):
+    """Whether tree's KUNIT_DEFCONFIG turns RETROFI_KUNIT on for kernel: the
+    tree's own config.sh --values (it writes nothing). A target it refuses
+    is no KUnit row (the build then says why)."""
+    defconfig = os.path.join(tree, "defconfigs", KUNIT_DEFCONFIG)
+    if not os.path.isfile(defconfig):
+        return False
+    env = dict(os.environ)
+    if api_level:
+        parts = [int(x) for x in api_level.split(".")] + [0]
+        env["RETROFI_API_CODE"] = str(parts[0] * 65536 + parts[1] * 256 + min(parts[2], 255))
+    p = subprocess.run(["sh", os.path.join(tree, "config", "config.sh"), "--values", defconfig,
+                        kernel.headers, tree], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env=env)
+    return p.returncode == 0 and any(l.split("\t")[:2] == ["RETROFI_KUNIT", "m"]
+                                     for l in p.stdout.splitlines())
 
 
 def guest_config(target, mode, census, rt, build=None):
@@ -250,7 +283,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     try:
         t0 = time.monotonic()
         b = retrofi_build.build(tree, kernel, logs["build"], api_level=target.api_level,
-                                jobs=jobs, output_tree=True, defconfig=run_defconfig())
+                                jobs=jobs, output_tree=True,
+                                defconfig=run_defconfig(tree, kernel, target.api_level))
         row.stages["build"] = time.monotonic() - t0
     except RetrofiError as e:
         row.build, row.reason = "fail", e.format()

@@ -227,5 +227,5 @@ def test_the_default_source_tree_offers_the_vendor_drivers_defconfigs(tree):
     rows = [l.split(None, 1) for l in p.stdout.splitlines() if l.startswith("defconfig-")]
     assert [r[0] for r in rows] == ["defconfig-all", "defconfig-all-stack", "defconfig-ath5k",
                                     "defconfig-ath9k", "defconfig-drivers", "defconfig-hwsim",
-                                    "defconfig-wifi"]
+                                    "defconfig-wifi", "defconfig-wifi-kunit"]
     assert all(len(r) == 2 and r[1].strip() for r in rows), rows

@@ -109,3 +109,30 @@ def test_the_sources_kunit_suites_pass_in_a_guest_on_the_trees_own_kunit(fetched
             assert all(st == "ok" for _, _, st in leaves), [l for l in leaves if l[2] != "ok"]
             print(f"  {module}-tests {suite}: {len(s.subtests.tests)} cases, "
                   f"{len(leaves)} results passed")
+
+
+def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_path, monkeypatch):
+    """make matrix: a row whose target gets the tree's KUnit builds the
+    wifi selection with it, so its guest runs the suites; every other row,
+    a shape at an older API level, a tree without the defconfig and an
+    explicit RETROFI_DEFCONFIG keep what they had."""
+    import types
+    import retrofi_run
+    from test_dkms_modules import default_source_tree, stand_in_kernel
+    monkeypatch.delenv("RETROFI_DEFCONFIG", raising=False)
+    tree = default_source_tree(str(tmp_path / "tree"))
+    wifi = open(os.path.join(tree, "defconfigs", "wifi")).read().splitlines()
+    kunit = open(os.path.join(tree, "defconfigs", "wifi-kunit")).read().splitlines()
+    assert [l for l in kunit if not l.startswith("#")] == \
+        [l for l in wifi if not l.startswith("#")] + ["RETROFI_KUNIT=m"]
+    k73, k610 = (types.SimpleNamespace(headers=stand_in_kernel(tmp_path / n, *v))
+                 for n, v in (("k73", (7, 3)), ("k610", (6, 1))))
+    assert retrofi_run.run_defconfig(tree, k73) == "wifi-kunit"
+    assert retrofi_run.run_defconfig(tree, k610) == "wifi"
+    assert retrofi_run.run_defconfig(tree, k73, api_level="2.6.21") == "wifi"
+    assert retrofi_run.run_defconfig() == "wifi"
+    monkeypatch.setenv("RETROFI_DEFCONFIG", "drivers")
+    assert retrofi_run.run_defconfig(tree, k73) == "drivers"
+    monkeypatch.delenv("RETROFI_DEFCONFIG")
+    os.unlink(os.path.join(tree, "defconfigs", "wifi-kunit"))
+    assert retrofi_run.run_defconfig(tree, k73) == "wifi"
