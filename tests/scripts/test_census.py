@@ -730,3 +730,13 @@ def test_guest_census_check_on_the_identity_row_refuses_a_backport_symbol(tmp_pa
     assert bad.returncode != 0, bad.stdout
     assert "ath9k.ko carries backport_ symbols (backport_kfree_skb_reason ), but the census " \
         "says no shim is in force" in bad.stdout
+
+
+def test_the_guest_reads_every_kind_of_census_record():
+    """shims_in_force_are_in_the_installed_modules (tests/guest/init) finds
+    the records in the installed modules by their kind: a kind it does not
+    know would be in the build's census and never found (the 7.3 row with
+    the tree's KUnit, whose records are of kind config)."""
+    init = open(os.path.join(REPO, "tests", "guest", "init"), encoding="utf-8").read()
+    (kinds,) = re.findall(r'^\trecord="\^.*\[\|\]\(([a-z|]+)\)\[\|\]"$', init, re.M)
+    assert sorted(kinds.split("|")) == sorted(retrofi_census.KINDS)
