@@ -68,7 +68,7 @@ EXPORT_SYMBOL_GPL(kunit_current_test);
 
 void kunit_set_current_test(struct kunit *test)
 {
-	struct kunit_task_entry *e = NULL;
+	struct kunit_task_entry *e = NULL, *old;
 
 	if (test) {
 		/* Without memory, the task runs its test unknown to KUnit. */
@@ -79,15 +79,16 @@ void kunit_set_current_test(struct kunit *test)
 		}
 	}
 	if (e)
-		e = xa_store(&kunit_tasks, (unsigned long)current, e, GFP_KERNEL);
+		old = xa_store(&kunit_tasks, (unsigned long)current, e, GFP_KERNEL);
 	else
-		e = xa_erase(&kunit_tasks, (unsigned long)current);
-	if (xa_is_err(e)) {
+		old = xa_erase(&kunit_tasks, (unsigned long)current);
+	if (xa_is_err(old)) {
 		pr_warn("retrofi compat: cannot record the KUnit test of task %d: %d\n",
-			task_pid_nr(current), xa_err(e));
+			task_pid_nr(current), xa_err(old));
+		kfree(e);
 		return;
 	}
-	kunit_task_entry_drop(e);
+	kunit_task_entry_drop(old);
 }
 EXPORT_SYMBOL_GPL(kunit_set_current_test);
 
