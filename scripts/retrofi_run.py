@@ -191,8 +191,7 @@ def _kunit_on(tree, kernel, api_level=""):
         return False
     env = dict(os.environ)
     if api_level:
-        parts = [int(x) for x in api_level.split(".")] + [0]
-        env["RETROFI_API_CODE"] = str(parts[0] * 65536 + parts[1] * 256 + min(parts[2], 255))
+        env["RETROFI_API_CODE"] = str(retrofi_census.level_code(api_level))
     p = subprocess.run(["sh", os.path.join(tree, "config", "config.sh"), "--values", defconfig,
                         kernel.headers, tree], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, env=env)

@@ -22,7 +22,7 @@ import retrofi_debversion
 import retrofi_generate
 import retrofi_initramfs
 import retrofi_kernels
-from conftest import REPO, shared_build
+from conftest import shared_build
 from test_all_options import JOBS, MATRIX, kernel_line, options_targets, share_defconfig
 
 # test module -> the source directory of its suites
