@@ -99,4 +99,26 @@ RETROFI_CENSUS(pcpu_stat_type, "6.7", "structural",
 	       "net: Move {l,t,d}stats allocation to core and convert veth & vrf (v6.7)");
 #endif /* < 6.7 */
 
+/*
+ * netif_threaded_enable() -- the NAPI helper that turns threaded NAPI on
+ * for every NAPI instance of a device (title and version not verified:
+ * no 6.12 ABI the archive serves has it, up to 6.12.118, every 7.2 one
+ * has it, from 7.2.6: the record is that bound and the guard its high
+ * end, safe since probed). ath12k's PCI glue calls it on its dummy NAPI
+ * device. Before, drivers called dev_set_threaded(dev, true) ("net:
+ * extract napi poll functionality to __napi_poll()" series, v5.12), which
+ * is what it does here; upstream's warns once when that fails. Structural
+ * (dev_set_threaded() takes a bool until the threaded modes of 6.17 or
+ * so), and left out below 5.12, which has no threaded NAPI. Probed.
+ */
+#if RETROFI_LINUX_LESS(7, 2, 6) && !RETROFI_LINUX_LESS(5, 12, 0) && \
+	!RETROFI_HAVE_netif_threaded_enable
+static inline void netif_threaded_enable(struct net_device *dev)
+{
+	WARN_ON_ONCE(dev_set_threaded(dev, true));
+}
+RETROFI_CENSUS(netif_threaded_enable, "6.12.118..7.2.6", "structural",
+	       "net: the netif_threaded_enable() NAPI helper (title and version not verified)");
+#endif /* < 7.2.6 */
+
 #endif /* _RETROFI_LINUX_NETDEVICE_H */

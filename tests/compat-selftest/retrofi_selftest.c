@@ -1253,6 +1253,8 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 #include "retrofi_selftest_5x.h"
 /* The shims the 7.x stack needs on older targets (entries: *_cases.h). */
 #include "retrofi_selftest_7x.h"
+/* The shims the vendor drivers need on older targets (entries: *_cases.h). */
+#include "retrofi_selftest_drivers.h"
 /* genlmsg_multicast_allns() (its table entry is below). */
 #include "retrofi_selftest_genl.h"
 
@@ -1323,6 +1325,7 @@ static const struct selftest tests[] = {
 #include "retrofi_selftest_shapes_cases.h"
 #include "retrofi_selftest_5x_cases.h"
 #include "retrofi_selftest_7x_cases.h"
+#include "retrofi_selftest_drivers_cases.h"
 };
 
 /* retrofi_selftest_probes_off.c: the probes forced off (Kbuild). */

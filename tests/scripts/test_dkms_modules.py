@@ -122,7 +122,7 @@ def test_for_a_6_1_kernel_the_vendor_modules_are_not_listed_and_the_build_log_sa
     assert make.startswith(f"sh config/modules.sh --report {klib} defconfigs/drivers; ")
     report = p.stdout.splitlines()
     assert ("retrofi: not built: drivers/net/wireless/mediatek/mt76/mt76.ko "
-            "(RETROFI_CONFIG_MT76_CORE off: not backported below 7.3)") in report, p.stdout
+            "(RETROFI_CONFIG_MT76_CORE off: not backported below 6.12)") in report, p.stdout
     # (a directory its parent's Kbuild does not descend into, by the reason of that line)
     assert ("retrofi: not built: drivers/net/wireless/mediatek/mt76/mt7921/ "
             "(RETROFI_CONFIG_MT7921_COMMON off: CONFIG_MT792x_LIB is off)") in report, p.stdout

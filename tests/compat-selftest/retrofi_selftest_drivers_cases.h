@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat selftest: the table entries of retrofi_selftest_drivers.h's
+ * cases, included inside retrofi_selftest.c's tests[] (where T is defined).
+ */
+#if !RETROFI_LINUX_LESS(5, 14, 0)
+	T(pp_page_to_nmdesc_names_the_pages_pool, pp_page_to_nmdesc),
+#endif
+	T(pci_ids_spacemit_are_upstreams, PCI_VENDOR_ID_SPACEMIT),
+	T(qmi_service_id_wlfw_is_upstreams, QMI_SERVICE_ID_WLFW),
+	T(of_reserved_mem_region_to_resource_refuses_no_node,
+	  of_reserved_mem_region_to_resource),
+	T(kernel_connect_of_sockaddr_unsized_connects, kernel_connect),
+#if !RETROFI_LINUX_LESS(5, 12, 0)
+	T(netif_threaded_enable_makes_napi_threaded, netif_threaded_enable),
+#endif
+	T(field_get_and_prep_take_a_runtime_mask, field_get),
+	T(field_get_signed_sign_extends_the_field, FIELD_GET_SIGNED),
