@@ -31,4 +31,23 @@ RETROFI_CENSUS(tasklet_disable_in_atomic, "5.13", "structural",
 	       "tasklets: Provide tasklet_disable_in_atomic() (v5.13)");
 #endif /* < 5.13 */
 
+/*
+ * irq_can_set_affinity() exported -- the export of irq_can_set_affinity()
+ * (v7.3, title not verified: no 7.2 ABI the archive serves exports it, up
+ * to 7.2.12, and 7.3.4 does; every kernel declares it): whether an
+ * interrupt's affinity can be set, which ath12k's PCI glue asks to pick
+ * threaded NAPI. Before 7.3 a module cannot link against it, so compat.ko
+ * (backport-7.3.c) answers the same from the exported irq_get_irq_data(),
+ * as upstream's __irq_can_set_affinity() does from the descriptor: a
+ * balancable interrupt whose chip sets affinities. Structural (an export,
+ * which no header shows); without CONFIG_SMP the target's own inline
+ * answers 0.
+ */
+#if RETROFI_LINUX_LESS(7, 3, 0) && defined(CONFIG_SMP)
+#define irq_can_set_affinity LINUX_BACKPORT(irq_can_set_affinity)
+int irq_can_set_affinity(unsigned int irq);
+RETROFI_CENSUS(irq_can_set_affinity, "7.3", "structural",
+	       "the export of irq_can_set_affinity() (v7.3, title not verified)");
+#endif /* < 7.3 */
+
 #endif /* _RETROFI_LINUX_INTERRUPT_H */

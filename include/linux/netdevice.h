@@ -121,4 +121,49 @@ RETROFI_CENSUS(netif_threaded_enable, "6.12.118..7.2.6", "structural",
 	       "net: the netif_threaded_enable() NAPI helper (title and version not verified)");
 #endif /* < 7.2.6 */
 
+/*
+ * napi_is_scheduled() -- "net: introduce napi_is_scheduled helper" (v6.7):
+ * whether the NAPI instance is scheduled (NAPI_STATE_SCHED), for drivers
+ * that must not read the state bits themselves (rtw89's PCI glue). The
+ * body is upstream's. Additive and probed (stable kernels may carry it).
+ */
+#if RETROFI_API_NEED(6, 7, 0, RETROFI_HAVE_napi_is_scheduled)
+static inline bool LINUX_BACKPORT(napi_is_scheduled)(struct napi_struct *n)
+{
+	return test_bit(NAPI_STATE_SCHED, &n->state);
+}
+#define napi_is_scheduled LINUX_BACKPORT(napi_is_scheduled)
+RETROFI_CENSUS(napi_is_scheduled, "6.7", "probed",
+	       "net: introduce napi_is_scheduled helper (v6.7)");
+#endif /* < 6.7 */
+
+/*
+ * alloc_netdev_dummy() -- "net: create a dummy net_device allocator"
+ * (v6.10): a net_device of its own allocation that only carries NAPI
+ * instances (rtw88's and rtw89's PCI glue, mt76), where drivers embedded
+ * one and set it up with init_dummy_netdev(). The device is what
+ * init_dummy_netdev() makes of it (present, started, in init_net), made
+ * by alloc_netdev() so that free_netdev() frees it; its registration
+ * state stays NETREG_UNINITIALIZED, not NETREG_DUMMY as upstream's, since
+ * an older free_netdev() frees only an unregistered or an uninitialised
+ * device (it learnt NETREG_DUMMY with this change). Additive and probed.
+ */
+#if RETROFI_API_NEED(6, 10, 0, RETROFI_HAVE_alloc_netdev_dummy)
+static inline void retrofi_setup_dummy_netdev(struct net_device *dev)
+{
+	set_bit(__LINK_STATE_PRESENT, &dev->state);
+	set_bit(__LINK_STATE_START, &dev->state);
+	dev_net_set(dev, &init_net);
+}
+
+static inline struct net_device *LINUX_BACKPORT(alloc_netdev_dummy)(int sizeof_priv)
+{
+	return alloc_netdev(sizeof_priv, "dummy#", NET_NAME_UNKNOWN,
+			    retrofi_setup_dummy_netdev);
+}
+#define alloc_netdev_dummy LINUX_BACKPORT(alloc_netdev_dummy)
+RETROFI_CENSUS(alloc_netdev_dummy, "6.10", "probed",
+	       "net: create a dummy net_device allocator (v6.10)");
+#endif /* < 6.10 */
+
 #endif /* _RETROFI_LINUX_NETDEVICE_H */

@@ -10,9 +10,12 @@
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/in.h>
+#include <linux/interrupt.h>
+#include <linux/irqnr.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/of_reserved_mem.h>
+#include <linux/pci.h>
 #include <linux/pci_ids.h>
 #include <linux/soc/qcom/qmi.h>
 #include <net/inet_sock.h>
@@ -183,4 +186,79 @@ static const char *test_field_get_signed_sign_extends_the_field(void)
 	    sizeof(FIELD_GET_SIGNED(GENMASK_ULL(47, 40), 0ULL)) != sizeof(long long))
 		return "the result is not of the mask's width";
 	return NULL;
+}
+
+/* PCI_IRQ_INTX (6.8): upstream's value, PCI_IRQ_LEGACY's before. */
+static const char *test_pci_irq_intx_is_upstreams(void)
+{
+	return PCI_IRQ_INTX == 1 ? NULL : "PCI_IRQ_INTX is not 1 << 0";
+}
+
+/* napi_is_scheduled() (6.7): the NAPI_STATE_SCHED bit. */
+static const char *test_napi_is_scheduled_reads_the_sched_bit(void)
+{
+	struct napi_struct napi = {};
+
+	if (napi_is_scheduled(&napi))
+		return "a NAPI instance with no state bit is scheduled";
+	set_bit(NAPI_STATE_SCHED, &napi.state);
+	return napi_is_scheduled(&napi) ? NULL :
+		"a NAPI instance with NAPI_STATE_SCHED is not scheduled";
+}
+
+/*
+ * alloc_netdev_dummy() (6.10): a device with its private area, present
+ * and started, in init_net, that takes a NAPI instance and is freed by
+ * free_netdev() (an older one frees only an uninitialised device).
+ */
+static int st_dummy_poll(struct napi_struct *napi, int budget)
+{
+	return 0;
+}
+
+static const char *test_alloc_netdev_dummy_carries_napi_and_frees(void)
+{
+	struct napi_struct *napi;
+	struct net_device *dev;
+	const char *err = NULL;
+
+	dev = alloc_netdev_dummy(sizeof(*napi));
+	if (!dev)
+		return "alloc_netdev_dummy() failed";
+	napi = netdev_priv(dev);
+	if (!test_bit(__LINK_STATE_PRESENT, &dev->state) ||
+	    !test_bit(__LINK_STATE_START, &dev->state))
+		err = "the device is not present and started";
+	else if (!net_eq(dev_net(dev), &init_net))
+		err = "the device is not in init_net";
+#if RETROFI_LINUX_LESS(6, 1, 0)
+	netif_napi_add(dev, napi, st_dummy_poll, NAPI_POLL_WEIGHT);
+#else
+	netif_napi_add(dev, napi, st_dummy_poll);
+#endif
+	if (!err && list_empty(&dev->napi_list))
+		err = "the NAPI instance is not on the device";
+	netif_napi_del(napi);
+	free_netdev(dev);
+	return err;
+}
+
+/*
+ * irq_can_set_affinity() (exported from 7.3): no interrupt number beyond
+ * the last can be set; on an SMP kernel some interrupt of the legacy
+ * range can (the guest's IO-APIC interrupts are balanced, and their chip
+ * sets affinities).
+ */
+static const char *test_irq_can_set_affinity_answers_for_real_interrupts(void)
+{
+	unsigned int irq;
+
+	if (irq_can_set_affinity(nr_irqs + 1))
+		return "an interrupt number beyond nr_irqs can take an affinity";
+	if (!IS_ENABLED(CONFIG_SMP))
+		return SKIP("a kernel without CONFIG_SMP sets no affinity");
+	for (irq = 1; irq < 16 && irq < nr_irqs; irq++)
+		if (irq_can_set_affinity(irq))
+			return NULL;
+	return SKIP("no legacy interrupt of this machine takes an affinity");
 }

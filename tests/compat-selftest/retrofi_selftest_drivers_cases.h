@@ -8,11 +8,15 @@
 #endif
 	T(pci_ids_spacemit_are_upstreams, PCI_VENDOR_ID_SPACEMIT),
 	T(qmi_service_id_wlfw_is_upstreams, QMI_SERVICE_ID_WLFW),
-	T(of_reserved_mem_region_to_resource_refuses_no_node,
-	  of_reserved_mem_region_to_resource),
+	TA(of_reserved_mem_region_to_resource_refuses_no_node,
+	   of_reserved_mem_region_to_resource, 7, 2, 6),
 	T(kernel_connect_of_sockaddr_unsized_connects, kernel_connect),
 #if !RETROFI_LINUX_LESS(5, 12, 0)
 	T(netif_threaded_enable_makes_napi_threaded, netif_threaded_enable),
 #endif
 	T(field_get_and_prep_take_a_runtime_mask, field_get),
 	T(field_get_signed_sign_extends_the_field, FIELD_GET_SIGNED),
+	T(pci_irq_intx_is_upstreams, PCI_IRQ_INTX),
+	TA(napi_is_scheduled_reads_the_sched_bit, napi_is_scheduled, 6, 7, 0),
+	TA(alloc_netdev_dummy_carries_napi_and_frees, alloc_netdev_dummy, 6, 10, 0),
+	T(irq_can_set_affinity_answers_for_real_interrupts, irq_can_set_affinity),

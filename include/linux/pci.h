@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * retrofi compat: <linux/pci.h>
+ */
+#ifndef _RETROFI_LINUX_PCI_H
+#define _RETROFI_LINUX_PCI_H
+
+#include_next <linux/pci.h>
+#include <retrofi/backport.h>
+
+/*
+ * PCI_IRQ_INTX -- "PCI: Deprecate PCI_IRQ_LEGACY" (v6.8): the name of
+ * pci_alloc_irq_vectors()'s flag for INTx interrupts, PCI_IRQ_LEGACY
+ * before, of the same value (rtw88's and rtw89's PCI glue). Probed, by
+ * the preprocessor: a constant macro, so the target has it when it is
+ * defined, and at a forced API level it is defined again with upstream's
+ * value.
+ */
+#ifdef PCI_IRQ_INTX
+#define RETROFI_HAVE_PCI_IRQ_INTX 1
+#else
+#define RETROFI_HAVE_PCI_IRQ_INTX 0
+#endif
+#if RETROFI_API_NEED(6, 8, 0, RETROFI_HAVE_PCI_IRQ_INTX)
+#undef PCI_IRQ_INTX
+#define PCI_IRQ_INTX (1 << 0)
+RETROFI_CENSUS(PCI_IRQ_INTX, "6.8", "probed",
+	       "PCI: Deprecate PCI_IRQ_LEGACY (v6.8)");
+#endif /* < 6.8 */
+
+#endif /* _RETROFI_LINUX_PCI_H */
