@@ -63,6 +63,22 @@ MODULE_DESCRIPTION("retrofi compat layer selftest (KTAP)");
 MODULE_LICENSE("GPL");
 
 /*
+ * A namespaced export and its import, written as the stack writes them
+ * (a string namespace, 6.13's form: <linux/export.h>, <linux/module.h>).
+ * test_compat.py reads them back from the built module: the namespace
+ * must be RETROFI_SELFTEST, with no quotes of its own. Only in
+ * retrofi_selftest.ko (its two siblings would export the same name).
+ */
+#if !defined(RETROFI_PROBES_OFF) && !defined(RETROFI_SELFTEST_INLINE_SHIMS_ONLY)
+int retrofi_selftest_namespaced(void)
+{
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(retrofi_selftest_namespaced, "RETROFI_SELFTEST");
+MODULE_IMPORT_NS("RETROFI_SELFTEST");
+#endif
+
+/*
  * A case that cannot run on this target returns SKIP("why"): the runner
  * reports it as a SKIP with that reason, never as a pass.
  */

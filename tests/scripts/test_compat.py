@@ -115,10 +115,11 @@ def probe_value(header, name):
 
 # What compat.ko exports for APIs newer than 6.12 (the AES-CMAC library of
 # <crypto/aes-cbc-macs.h>, debugfs_change_name(), debugfs_create_file() of
-# short operations), which the selftest calls on 6.12 too.
+# short operations, irq_can_set_affinity(), which 6.12 does not export),
+# which the selftest calls on 6.12 too.
 NEWER_THAN_6_12 = ("backport_aes_cmac_preparekey", "backport_aes_cmac_update",
                    "backport_aes_cmac_final", "backport_debugfs_change_name",
-                   "backport_debugfs_create_file_short")
+                   "backport_debugfs_create_file_short", "backport_irq_can_set_affinity")
 
 
 @pytest.mark.network
@@ -147,6 +148,25 @@ def test_identity_target_uses_its_own_apis(kernels, built):
     # Every structural-probed shim is above 6.12's version or stands aside
     # by version: forcing the probes off adds none.
     assert census_names(tree, "retrofi_selftest_probes_off") == census_names(tree, "retrofi_selftest")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("target", ["6.12", "6.1", "7.3"])
+def test_a_string_namespace_is_exported_and_imported_without_quotes(kernels, built, target):
+    """EXPORT_SYMBOL_NS_GPL(sym, "NS") and MODULE_IMPORT_NS("NS") as the
+    stack writes them (6.13's form): below 6.13 the target's macros would
+    quote the literal again, and modpost would write the namespace with
+    its quotes into the .mod.c (which does not compile) and Module.symvers."""
+    tree, _ = built(kernels[target].headers)
+    symvers = (tree / "Module.symvers").read_text()
+    line = re.search(r"^0x[0-9a-f]+\tretrofi_selftest_namespaced\t(\S+)\t(\S+)\t(.*)$",
+                     symvers, re.M)
+    assert line, symvers[-500:]
+    assert line.group(1).endswith("selftest/retrofi_selftest")
+    assert line.group(3) == "RETROFI_SELFTEST", line.group(0)
+    modinfo = retrofi_census.elf_section(str(tree / "selftest" / "retrofi_selftest.ko"),
+                                         ".modinfo")
+    assert b"\0import_ns=RETROFI_SELFTEST\0" in b"\0" + modinfo, modinfo
 
 
 @pytest.mark.network
