@@ -70,6 +70,7 @@ MODULE_LICENSE("GPL");
  * retrofi_selftest.ko (its two siblings would export the same name).
  */
 #if !defined(RETROFI_PROBES_OFF) && !defined(RETROFI_SELFTEST_INLINE_SHIMS_ONLY)
+int retrofi_selftest_namespaced(void);
 int retrofi_selftest_namespaced(void)
 {
 	return 0;
