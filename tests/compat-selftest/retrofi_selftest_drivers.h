@@ -9,7 +9,6 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/err.h>
-#include <linux/in.h>
 #include <linux/interrupt.h>
 #include <linux/irqnr.h>
 #include <linux/net.h>
@@ -18,7 +17,7 @@
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
 #include <linux/soc/qcom/qmi.h>
-#include <net/inet_sock.h>
+#include <linux/un.h>
 #include <net/net_namespace.h>
 #include <net/page_pool/helpers.h>
 #include <net/sock.h>
@@ -87,28 +86,36 @@ static const char *test_of_reserved_mem_region_to_resource_refuses_no_node(void)
 }
 
 /*
- * kernel_connect() of a struct sockaddr_unsized (7.2 or older): a UDP
- * socket connected through the cast that ath11k and ath12k write has the
- * address as its peer.
+ * kernel_connect() of a struct sockaddr_unsized (7.2 or older): a socket
+ * connected through the cast that ath11k and ath12k write has the address
+ * as its peer. Unix datagram sockets with an abstract address need no
+ * interface up. The bind and the peer's name go through the socket's own
+ * operations, with a void * where 7.3's take a struct sockaddr_unsized *.
  */
 static const char *test_kernel_connect_of_sockaddr_unsized_connects(void)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(9),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
+	static const char name[] = "retrofi-selftest-connect";
+	struct sockaddr_un sun = { .sun_family = AF_UNIX }, peer = {};
+	int len = offsetof(struct sockaddr_un, sun_path) + 1 + sizeof(name) - 1;
+	struct socket *server, *client;
 	const char *err = NULL;
-	struct socket *sock;
 
-	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &sock))
-		return "no kernel UDP socket";
-	if (kernel_connect(sock, (struct sockaddr_unsized *)&sin, sizeof(sin), 0))
+	memcpy(sun.sun_path + 1, name, sizeof(name) - 1);
+	if (sock_create_kern(&init_net, AF_UNIX, SOCK_DGRAM, 0, &server))
+		return "no kernel unix socket";
+	if (sock_create_kern(&init_net, AF_UNIX, SOCK_DGRAM, 0, &client)) {
+		sock_release(server);
+		return "no second kernel unix socket";
+	}
+	if (server->ops->bind(server, (void *)&sun, len))
+		err = "the server socket did not bind";
+	else if (kernel_connect(client, (struct sockaddr_unsized *)&sun, len, 0))
 		err = "kernel_connect() failed";
-	else if (inet_sk(sock->sk)->inet_dport != sin.sin_port ||
-		 inet_sk(sock->sk)->inet_daddr != sin.sin_addr.s_addr)
+	else if (client->ops->getname(client, (void *)&peer, 1) != len ||
+		 memcmp(&peer, &sun, len))
 		err = "the socket's peer is not the address given";
-	sock_release(sock);
+	sock_release(client);
+	sock_release(server);
 	return err;
 }
 
