@@ -151,12 +151,14 @@ def test_identity_target_uses_its_own_apis(kernels, built):
 
 
 @pytest.mark.network
-@pytest.mark.parametrize("target", ["6.12", "6.1", "7.3"])
+@pytest.mark.parametrize("target", ["6.12", "6.1"])
 def test_a_string_namespace_is_exported_and_imported_without_quotes(kernels, built, target):
     """EXPORT_SYMBOL_NS_GPL(sym, "NS") and MODULE_IMPORT_NS("NS") as the
     stack writes them (6.13's form): below 6.13 the target's macros would
     quote the literal again, and modpost would write the namespace with
-    its quotes into the .mod.c (which does not compile) and Module.symvers."""
+    its quotes into the .mod.c (which does not compile) and Module.symvers.
+    (7.3's own macros take the string: the KUnit suites' exports of
+    test_kunit.py's 7.3 build are that row.)"""
     tree, _ = built(kernels[target].headers)
     symvers = (tree / "Module.symvers").read_text()
     line = re.search(r"^0x[0-9a-f]+\tretrofi_selftest_namespaced\t(\S+)\t(\S+)\t(.*)$",
