@@ -118,16 +118,17 @@ static const char *test_kernel_connect_of_sockaddr_unsized_connects(void)
 	return err;
 }
 
-/*
- * netif_threaded_enable() (7.2 or older): every NAPI instance of the
- * device runs threaded, with its thread made. Threaded NAPI is 5.12's.
- */
-#if !RETROFI_LINUX_LESS(5, 12, 0)
+/* The poll of the NAPI instances the cases below add: never scheduled. */
 static int st_napi_poll(struct napi_struct *napi, int budget)
 {
 	return 0;
 }
 
+/*
+ * netif_threaded_enable() (7.2 or older): every NAPI instance of the
+ * device runs threaded, with its thread made. Threaded NAPI is 5.12's.
+ */
+#if !RETROFI_LINUX_LESS(5, 12, 0)
 static const char *test_netif_threaded_enable_makes_napi_threaded(void)
 {
 	struct napi_struct *napi;
@@ -217,11 +218,6 @@ static const char *test_napi_is_scheduled_reads_the_sched_bit(void)
  * and started, in init_net, that takes a NAPI instance and is freed by
  * free_netdev() (an older one frees only an uninitialised device).
  */
-static int st_dummy_poll(struct napi_struct *napi, int budget)
-{
-	return 0;
-}
-
 static const char *test_alloc_netdev_dummy_carries_napi_and_frees(void)
 {
 	struct napi_struct *napi;
@@ -238,9 +234,9 @@ static const char *test_alloc_netdev_dummy_carries_napi_and_frees(void)
 	else if (!net_eq(dev_net(dev), &init_net))
 		err = "the device is not in init_net";
 #if RETROFI_LINUX_LESS(6, 1, 0)
-	netif_napi_add(dev, napi, st_dummy_poll, NAPI_POLL_WEIGHT);
+	netif_napi_add(dev, napi, st_napi_poll, NAPI_POLL_WEIGHT);
 #else
-	netif_napi_add(dev, napi, st_dummy_poll);
+	netif_napi_add(dev, napi, st_napi_poll);
 #endif
 	if (!err && list_empty(&dev->napi_list))
 		err = "the NAPI instance is not on the device";
