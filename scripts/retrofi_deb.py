@@ -192,6 +192,19 @@ RULES = """\
 
 override_dh_auto_configure override_dh_auto_build override_dh_auto_test \\
 override_dh_auto_install override_dh_auto_clean:
+
+# dh_dkms asks for dkms (>= 3.0.3-4~), the dkms that split dh_dkms into
+# dh-dkms; the maintainer scripts it writes call common.postinst with the
+# arguments that bullseye's dkms 2.8.4 takes too, and `make deb-e2e
+# RELEASE=bullseye` installs, upgrades and purges the package with it.
+# So one package serves bullseye and bookworm.
+override_dh_gencontrol:
+\tgrep -q 'dkms (>= 3.0.3-4~)' debian/retrofi-dkms.substvars || { \\
+\t  echo "retrofi: error: dh_dkms no longer asks for dkms (>= 3.0.3-4~)"; \\
+\t  echo "  fix: check its dependency against dkms 2.8.4 and update debian/rules"; \\
+\t  exit 1; }
+\tsed -i 's/dkms (>= 3\\.0\\.3-4~)/dkms (>= 2.8.4)/' debian/retrofi-dkms.substvars
+\tdh_gencontrol
 """
 
 COPYRIGHT = """\

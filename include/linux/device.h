@@ -30,4 +30,28 @@ RETROFI_CENSUS(devm_kmemdup_array, "6.15", "probed",
 	       "devres: Introduce devm_kmemdup_array() (v6.15)");
 #endif /* < 6.15 */
 
+/*
+ * device_is_bound() exported -- the export of device_is_bound() (title and
+ * version not verified: no 6.1 ABI the archive serves exports it, up to
+ * 6.1.192, and every 6.12 ABI does; every kernel declares it): whether a
+ * driver is bound to the device. KUnit's platform helpers
+ * (lib/kunit/platform.c) ask it under device_lock(). Before, a module
+ * cannot link against it, and its test (the device on its driver's klist)
+ * reads the driver core's private struct device_private, so this answers
+ * from dev->driver: the driver core sets it before probing and clears it
+ * when probing fails, both under the device lock, so under that lock (as
+ * the kernel's own callers outside drivers/base hold it) a device has a
+ * driver exactly when it is bound. Structural (an export, which no header
+ * shows).
+ */
+#if RETROFI_LINUX_LESS(6, 12, 0)
+static inline bool LINUX_BACKPORT(device_is_bound)(struct device *dev)
+{
+	return READ_ONCE(dev->driver) != NULL;
+}
+#define device_is_bound LINUX_BACKPORT(device_is_bound)
+RETROFI_CENSUS(device_is_bound, "6.1.192..6.12", "structural",
+	       "the export of device_is_bound() (title and version not verified)");
+#endif /* < 6.12 */
+
 #endif /* _RETROFI_LINUX_DEVICE_H */

@@ -1272,6 +1272,7 @@ static const char *test_trace_event_with_one_argument_assign_str(void)
 #include "retrofi_selftest_7x.h"
 /* The shims the vendor drivers need on older targets (entries: *_cases.h). */
 #include "retrofi_selftest_drivers.h"
+#include "retrofi_selftest_kunit.h"
 /* genlmsg_multicast_allns() (its table entry is below). */
 #include "retrofi_selftest_genl.h"
 
@@ -1343,6 +1344,7 @@ static const struct selftest tests[] = {
 #include "retrofi_selftest_5x_cases.h"
 #include "retrofi_selftest_7x_cases.h"
 #include "retrofi_selftest_drivers_cases.h"
+#include "retrofi_selftest_kunit_cases.h"
 };
 
 /* retrofi_selftest_probes_off.c: the probes forced off (Kbuild). */

@@ -122,8 +122,10 @@ def test_deb_depends_on_dkms_and_make_and_its_scripts_add_and_remove_the_dkms_mo
     assert field("Version") == "9.9.1-1-1"
     assert field("Architecture") == "all"
     depends = [d.strip() for d in field("Depends").split(",")]
-    # dh_dkms asks for a dkms that knows BUILD_EXCLUSIVE_CONFIG.
-    assert "dkms (>= 3.0.3-4~)" in depends and "make" in depends, depends
+    # bullseye's dkms 2.8.4 runs the scripts dh_dkms writes (make deb-e2e
+    # RELEASE=bullseye), so the package does not ask for bookworm's dkms.
+    assert "dkms (>= 2.8.4)" in depends and "make" in depends, depends
+    assert not any(d.startswith("dkms (>= 3") for d in depends), depends
     scripts = subprocess.run(["dpkg-deb", "--ctrl-tarfile", result.deb],
                              stdout=subprocess.PIPE, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(scripts)) as tf:
