@@ -156,7 +156,7 @@ Rules-Requires-Root: no
 
 Package: {PACKAGE}
 Architecture: all
-Depends: ${{misc:Depends}}, make
+Depends: ${{misc:Depends}}, make, openssl
 Recommends: linux-headers-amd64 | linux-headers
 Suggests: mokutil
 Description: newest Linux wireless stack for older kernels (DKMS)

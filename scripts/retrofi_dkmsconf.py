@@ -124,6 +124,24 @@ def _selection_lines():
     ]
 
 
+def _signing_lines():
+    """dkms 3.0 and newer sign what they build with dkms's MOK key; dkms
+    2.8 (bullseye) signs only through a sign_tool the administrator sets in
+    its framework.conf.  A dkms that signs has dkms_framework_signing_variables
+    (readonly in the dkms process that sources this file): where it is
+    unset and no sign_tool is named, the tree's config/dkms-sign.sh signs
+    the modules dkms saved, with the same key made the same way."""
+    return [
+        "# dkms 3.0 and newer sign the modules they build with dkms's MOK key",
+        "# (/var/lib/dkms/mok.key); bullseye's dkms 2.8 signs nothing unless the",
+        "# administrator names a sign_tool. There the tree's own script signs",
+        "# the modules dkms saved, with that key, made as dkms 3.0 makes it.",
+        'if [ -z "${dkms_framework_signing_variables+set}" ] && [ -z "${sign_tool:-}" ]; then',
+        '	POST_BUILD="config/dkms-sign.sh ${kernelver} ${arch}"',
+        "fi",
+    ]
+
+
 def dkms_conf(source, name) -> bytes:
     """dkms.conf of the output tree generated from source."""
     lines = [
@@ -139,6 +157,7 @@ def dkms_conf(source, name) -> bytes:
         'CLEAN="make KLIB=${kernel_source_dir} clean"',
         'AUTOINSTALL="yes"',
     ]
+    lines += _signing_lines()
     lines += _selection_lines()
     lines += _exclusive_lines()
     return ("\n".join(lines) + "\n").encode()

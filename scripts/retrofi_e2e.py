@@ -375,7 +375,9 @@ def dkms_version(c: Cycle):
 
 
 def signs(version):
-    """Whether this dkms signs the modules it builds (3.0 and newer)."""
+    """Whether this dkms signs the modules it builds itself (3.0 and newer);
+    under an older one, the package's config/dkms-sign.sh (dkms.conf's
+    POST_BUILD) signs them with the same key."""
     return int(version.split(":")[-1].split(".")[0]) >= 3
 
 
@@ -392,11 +394,10 @@ def check_built(c: Cycle, kernelrelease, defconfig, problems):
     cert = c.path("var/lib/dkms/mok.pub")
     dkms = dkms_version(c)
     verdicts = retrofi_modsig.verify_all(mods.values(), cert) if os.path.exists(cert) else []
-    if not os.path.exists(cert) and signs(dkms):
-        problems.append(f"dkms {dkms} made no signing certificate (/var/lib/dkms/mok.pub)")
-    elif not signs(dkms):
-        # bullseye's dkms (2.8) signs nothing: said, never counted as checked.
-        log(f"dkms {dkms} does not sign modules (dkms signs from 3.0): no signature to check")
+    if not os.path.exists(cert):
+        signer = f"dkms {dkms}" if signs(dkms) else \
+            f"the package's config/dkms-sign.sh (dkms {dkms} signs nothing itself)"
+        problems.append(f"{signer} made no signing certificate (/var/lib/dkms/mok.pub)")
     sigs = tuple(f"{'ok' if v.ok else 'FAIL'} {kernelrelease} {os.path.basename(v.module)}: "
                  f"{v.reason}" for v in verdicts)
     problems += [f"signature: {l}" for l in sigs if l.startswith("FAIL")]

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 import retrofi_dkmsconf
-from conftest import STACK_MODULES, out_tree_kbuild
+from conftest import REPO, STACK_MODULES, out_tree_kbuild
 from test_generate import write
 
 WHOLE = sorted(os.path.basename(m)[:-3] for m in STACK_MODULES)
@@ -79,3 +79,29 @@ def test_an_unknown_defconfig_is_named_with_the_fix(tmp_path):
     # The build's first step then stops on the output tree's own error
     # (the list is the default's: nothing is built).
     assert "defconfig-tiny && " in make and names == WHOLE
+
+
+@pytest.mark.parametrize("prelude,signs", [
+    # dkms 3.0 and newer: their own signing (the readonly list of its
+    # framework's signing variables is set in the dkms process).
+    ('readonly dkms_framework_signing_variables="sign_file mok_signing_key mok_certificate"', False),
+    # dkms 2.8 (bullseye) with the administrator's own sign_tool.
+    ('sign_tool=/etc/dkms/sign_helper.sh', False),
+    # dkms 2.8 as installed: it signs nothing, so the tree's script does.
+    ('', True)])
+def test_the_tree_signs_only_where_dkms_signs_nothing(tmp_path, prelude, signs):
+    class S:
+        version = "1.0"
+    tree = tmp_path / "retrofi-1.0"
+    write(str(tree / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
+    out_tree_kbuild(str(tree))
+    env = dict(os.environ, kernelver="5.10.0-46-amd64", arch="x86_64",
+               kernel_source_dir="/nonexistent", RETROFI_DEFAULTS=str(tmp_path / "absent"))
+    p = subprocess.run(["bash", "-c", prelude + '\n. "$1" >/dev/null 2>&1; echo "${POST_BUILD:-}"',
+                        "-", str(tree / "dkms.conf")], env=env, stdout=subprocess.PIPE,
+                       text=True, check=True)
+    assert p.stdout.strip() == ("config/dkms-sign.sh 5.10.0-46-amd64 x86_64" if signs else "")
+    if signs:
+        # dkms runs it directly from its copy of the tree: it must be executable.
+        script = os.path.join(REPO, "drivers", "out-tree", "config", "dkms-sign.sh")
+        assert os.access(script, os.X_OK)

@@ -125,10 +125,14 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
     kunit = open(os.path.join(tree, "defconfigs", "wifi-kunit")).read().splitlines()
     assert [l for l in kunit if not l.startswith("#")] == \
         [l for l in wifi if not l.startswith("#")] + ["RETROFI_KUNIT=m"]
-    k73, k610 = (types.SimpleNamespace(headers=stand_in_kernel(tmp_path / n, *v))
-                 for n, v in (("k73", (7, 3)), ("k610", (6, 1))))
+    k73, k610, k510, k419 = (types.SimpleNamespace(headers=stand_in_kernel(tmp_path / n, *v))
+                             for n, v in (("k73", (7, 3)), ("k610", (6, 1)),
+                                          ("k510", (5, 10)), ("k419", (4, 19))))
     assert retrofi_run.run_defconfig(tree, k73) == "wifi-kunit"
-    assert retrofi_run.run_defconfig(tree, k610) == "wifi"
+    # RETROFI_KUNIT is since 5.10, the oldest real target.
+    assert retrofi_run.run_defconfig(tree, k610) == "wifi-kunit"
+    assert retrofi_run.run_defconfig(tree, k510) == "wifi-kunit"
+    assert retrofi_run.run_defconfig(tree, k419) == "wifi"
     assert retrofi_run.run_defconfig(tree, k73, api_level="2.6.21") == "wifi"
     assert retrofi_run.run_defconfig() == "wifi"
     monkeypatch.setenv("RETROFI_DEFCONFIG", "drivers")

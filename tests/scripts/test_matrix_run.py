@@ -32,6 +32,9 @@ GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
                "ar5416_and_ar5418_resolve_to_ath9k_not_ath5k", "ar5212_resolves_to_ath5k",
                "ath9k_and_ath5k_load_and_unload_without_hardware",
                "retrofi_status_reports_the_backport_then_the_in_tree_stack")
+# A row whose build has the tree's KUnit (every real target of the default
+# source) runs the source's suites after these.
+KUNIT_TESTS = ("cfg80211_kunit_suites_pass", "mac80211_kunit_suites_pass")
 
 
 def _run_matrix(target, out, env=None):
@@ -42,13 +45,13 @@ def _run_matrix(target, out, env=None):
     return p, report
 
 
-def _assert_every_guest_test_passed(p, out, report, target):
+def _assert_every_guest_test_passed(p, out, report, target, tests=GUEST_TESTS):
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
     (row,) = report["targets"]
     assert (row["target"], row["kind"], row["build"], row["boot"], row["ok"]) == \
         (target, "real", "ok", "pass", True)
     names = [t["name"] for t in row["tests"]]
-    assert names == list(GUEST_TESTS)
+    assert names == list(tests)
     assert all(t["status"] == "pass" for t in row["tests"]), "no guest test may fail or skip"
     assert all(t["seconds"] is not None for t in row["tests"]), "each test's guest-clock time"
     assert row["initramfs_bytes"] > 1 << 20 and set(row["stages"]) >= {"build", "initramfs",
@@ -63,7 +66,7 @@ def _assert_every_guest_test_passed(p, out, report, target):
     assert console.count("(>= 40 expected)") >= 8, "counters checked after every exchange"
     # The table on the terminal says the same.
     line = next(l for l in p.stdout.splitlines() if l.startswith(f"{target} "))
-    assert line.split()[:8] == [target, "real", "ok", "pass", row["accel"], str(len(GUEST_TESTS)),
+    assert line.split()[:8] == [target, "real", "ok", "pass", row["accel"], str(len(tests)),
                                 "0", "0"]
     # The row ran under the run's accelerator, unless a fault of the machine
     # made it rerun under TCG (then its notes say so).
@@ -73,7 +76,7 @@ def _assert_every_guest_test_passed(p, out, report, target):
         assert row["accel"] == report["accel"]["name"]
     assert report["accel"]["reason"]
     suite = ET.parse(out / "report" / "junit.xml").getroot()[0]
-    assert suite.get("tests") == str(len(GUEST_TESTS) + 2) and suite.get("failures") == "0"
+    assert suite.get("tests") == str(len(tests) + 2) and suite.get("failures") == "0"
     return row
 
 
@@ -84,14 +87,15 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     target = oldest_default_real().name
     out = tmp_path / "out"
     p, report = _run_matrix(target, out)
-    row = _assert_every_guest_test_passed(p, out, report, target)
+    row = _assert_every_guest_test_passed(p, out, report, target, GUEST_TESTS + KUNIT_TESTS)
 
     # Cached stages: the build of the same tree is the runner's, and the
     # initramfs of unchanged inputs (the runner's guest config) the same file.
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     kt = retrofi_kernels.fetch(m, [target], with_source=False).targets[target]
     (tree,) = glob.glob(str(out / "retrofi-*"))
-    b = retrofi_build.build(tree, kt, str(tmp_path / "build-again.log"))
+    b = retrofi_build.build(tree, kt, str(tmp_path / "build-again.log"),
+                            defconfig=retrofi_run.run_defconfig(tree, kt))
     assert b.ok and b.cached, b.summary()
     assert b.tree == next(l for l in open(row["logs"]["build"]).read().splitlines()
                           if l.startswith("$ make -C ")).split()[3]

@@ -13,6 +13,7 @@ import pytest
 import retrofi_build
 import retrofi_generate
 import retrofi_kernels
+import retrofi_run
 from conftest import (REPO, STACK_MODULES, assert_stack_build_result, headers_compiler,
                       lts_matrix, modinfo, oldest_default_real, path_without, shared_build)
 from faultcheck import assert_one_error, saw, tree_state
@@ -48,10 +49,14 @@ def refused(tree, *args, what, fix=None, case=None, env=None):
 
 @pytest.fixture(scope="module")
 def built(fetched, tree, tmp_path_factory):
-    """The whole stack (defconfig-wifi) built against 6.12: `make -C <copy
-    of tree> KLIB=...` by the build stage, whose cache is keyed by the
-    tree's content (the matrix runs of this suite build the same tree)."""
-    return shared_build(tree, fetched.targets["6.12"], tmp_path_factory.mktemp("build"))
+    """The whole stack built against 6.12 with the defconfig a matrix row
+    builds there (wifi-kunit: the wifi selection and the tree's KUnit):
+    `make -C <copy of tree> KLIB=...` by the build stage, whose cache is
+    keyed by the tree's content (the matrix runs of this suite build the
+    same tree)."""
+    kt = fetched.targets["6.12"]
+    return shared_build(tree, kt, tmp_path_factory.mktemp("build"),
+                        defconfig=retrofi_run.run_defconfig(tree, kt))
 
 
 def module_root(kt, dst):
