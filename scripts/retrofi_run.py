@@ -27,6 +27,7 @@ import retrofi_interrupt
 import retrofi_kbuild
 import retrofi_kernels
 import retrofi_ktap
+import retrofi_kunit
 import retrofi_matrix
 import retrofi_report
 from retrofi_errors import RetrofiError
@@ -39,10 +40,12 @@ def say(target, msg):
         print(f"[{target}] {msg}", flush=True)
 
 
-def _test_rows(ktap, expected_skips=()):
+def _test_rows(ktap, expected_skips=(), kunit_sets=None):
     """One row per guest test; a nested skip the target does not declare
     makes its parent test a failure (a skip is never a pass), and so does
-    a declared skip that did not happen with its declared reason."""
+    a declared skip that did not happen with its declared reason, and a
+    KUnit suite test that did not run exactly the suites and cases the
+    source declares (kunit_sets: retrofi_kunit.expected_sets())."""
     status = {"ok": "pass", "not ok": "fail", "skip": "skip"}
     declared = {e.test: e.reason for e in expected_skips}
     rows = []
@@ -58,6 +61,11 @@ def _test_rows(ktap, expected_skips=()):
                 st = "fail"
                 detail = "subtests skipped, not expected skips of this target: " + \
                     ", ".join(f"{p} ({d})" for p, d in bad) + "\n" + detail
+        if kunit_sets and t.name in kunit_sets:
+            wrong = retrofi_kunit.set_problems(t, kunit_sets[t.name])
+            if wrong and st == "pass":
+                st = "fail"
+                detail = "not the source's KUnit set: " + "; ".join(wrong) + "\n" + detail
         cases = None
         if t.subtests is not None:
             c = retrofi_ktap.leaf_counts(t.subtests)
@@ -331,7 +339,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             if r.rerun:
                 row.notes.append(f"rerun under tcg: {r.rerun}")
                 say(target.name, f"rerun under tcg: {r.rerun}")
-            row.tests = _test_rows(r.ktap, target.expected_skips)
+            row.tests = _test_rows(r.ktap, target.expected_skips,
+                                   retrofi_kunit.expected_sets(tree))
             row.stages.update(guest_stages(logs["console"]))
             if not r.ok:
                 row.reason = r.reason

@@ -28,7 +28,7 @@ static inline void __noreturn LINUX_BACKPORT(kthread_exit)(long result)
 	do_exit(result);
 #else
 	kthread_complete_and_exit(NULL, result);
-#endif
+#endif /* < 5.17 */
 }
 #define kthread_exit LINUX_BACKPORT(kthread_exit)
 RETROFI_CENSUS(kthread_exit, "6.1.192..6.12", "structural",

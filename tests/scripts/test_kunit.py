@@ -13,7 +13,6 @@ declare."""
 
 import functools
 import os
-import re
 
 import pytest
 
@@ -22,37 +21,13 @@ import retrofi_debversion
 import retrofi_generate
 import retrofi_initramfs
 import retrofi_kernels
+import retrofi_kunit
 from conftest import shared_build
 from test_all_options import JOBS, MATRIX, kernel_line, options_targets, share_defconfig
 
 # test module -> the source directory of its suites
 SUITE_DIRS = {"cfg80211": "net/wireless/tests", "mac80211": "net/mac80211/tests"}
-
-SUITE_RE = re.compile(r"static\s+struct\s+kunit_suite\s+(\w+)\s*=\s*\{(.*?)\n\};", re.S)
-CASES_RE = re.compile(r"static\s+struct\s+kunit_case\s+(\w+)\s*\[\]\s*=\s*\{(.*?)\n\};", re.S)
-
-
-def declared_suites(source_dir):
-    """{suite name: number of cases} that the .c files of source_dir
-    register with kunit_test_suite()/kunit_test_suites(), from their
-    struct kunit_suite (.name, .test_cases) and struct kunit_case arrays
-    (one KUNIT_CASE*() entry each)."""
-    suites = {}
-    for f in sorted(os.listdir(source_dir)):
-        if not f.endswith(".c"):
-            continue
-        text = open(os.path.join(source_dir, f), encoding="utf-8").read()
-        cases = {n: len(re.findall(r"\bKUNIT_CASE\w*\s*\(", body))
-                 for n, body in CASES_RE.findall(text)}
-        defs = {v: body for v, body in SUITE_RE.findall(text)}
-        registered = [v for args in re.findall(r"\bkunit_test_suites?\s*\(([^;]*)\)\s*;", text)
-                      for v in re.findall(r"&?\s*(\w+)", args)]
-        for var in registered:
-            body = defs[var]
-            name = re.search(r"\.name\s*=\s*\"([^\"]+)\"", body).group(1)
-            arr = re.search(r"\.test_cases\s*=\s*(\w+)", body).group(1)
-            suites[name] = cases[arr]
-    return suites
+declared_suites = retrofi_kunit.declared_suites
 
 
 def test_declared_suites_reads_names_and_cases_of_registered_suites(tmp_path):
@@ -140,3 +115,43 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
     monkeypatch.delenv("RETROFI_DEFCONFIG")
     os.unlink(os.path.join(tree, "defconfigs", "wifi-kunit"))
     assert retrofi_run.run_defconfig(tree, k73) == "wifi"
+
+
+def test_a_row_that_ran_another_set_of_suites_than_the_source_declares_fails():
+    """Every row is held to the source's set (the identity row's): KUnit's
+    own KTAP checks only each suite against its plan, so a suite a row
+    never built, or one short of its cases, is caught against the
+    declarations in the tree."""
+    import retrofi_boot
+    import retrofi_run
+    from test_ktap import KUNIT
+    ktap = retrofi_boot.judge(KUNIT % ("ok", "ok", "ok", "ok"))[2]
+    # What the KTAP shows: one suite of two cases.
+    right = {"cfg80211_kunit_suites_pass": {"cfg80211-inform-bss": 2}}
+    (row,) = retrofi_run._test_rows(ktap, (), right)
+    assert row.status == "pass", row.detail
+    for declared, said in (
+            ({"cfg80211-inform-bss": 2, "cfg80211-scan-6ghz": 9},
+             "suite cfg80211-scan-6ghz did not run"),
+            ({"cfg80211-inform-bss": 3}, "suite cfg80211-inform-bss ran 2 cases, "
+             "the source declares 3"),
+            ({}, "suite cfg80211-inform-bss is not one the source declares")):
+        (row,) = retrofi_run._test_rows(ktap, (), {"cfg80211_kunit_suites_pass": declared})
+        assert row.status == "fail" and said in row.detail, row.detail
+    # A row whose build made no suites is not judged by them.
+    (row,) = retrofi_run._test_rows(ktap, (), {})
+    assert row.status == "pass"
+
+
+@pytest.mark.network
+def test_the_expected_set_is_what_the_source_declares(fetched):
+    """The declarations the rows are held to, read from the source: five
+    cfg80211 suites and six mac80211 ones; a tree without the suite
+    directories holds its rows to nothing."""
+    sets = retrofi_kunit.expected_sets(fetched.source.path)
+    assert sorted(sets) == ["cfg80211_kunit_suites_pass", "mac80211_kunit_suites_pass"]
+    assert sorted(sets["cfg80211_kunit_suites_pass"]) == [
+        "cfg80211-chandef", "cfg80211-element-defragmentation", "cfg80211-ie-generation",
+        "cfg80211-inform-bss", "cfg80211-scan-6ghz"]
+    assert len(sets["mac80211_kunit_suites_pass"]) == 6
+    assert retrofi_kunit.expected_sets(os.path.join(fetched.source.path, "Documentation")) == {}
