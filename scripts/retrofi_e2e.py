@@ -46,6 +46,9 @@ IGNORED = (
                              "shared by every DKMS package and kept by design (its "
                              "certificate is the one enrolled as MOK)"),
     ("var/lib/dkms/mok.pub", "the certificate of dkms's signing key (see mok.key)"),
+    ("usr/lib/python3/dist-packages/__pycache__/",
+     "the bytecode Python caches when a Debian tool first runs as root (bullseye's "
+     "dkms 2.8 runs lsb_release, whose module writes lsb_release.cpython-39.pyc)"),
 )
 
 
