@@ -42,7 +42,9 @@ def _exclusive_lines():
         f'BUILD_EXCLUSIVE_CONFIG="{opts}"',
         "# dkms's own message names only \"a BUILD_EXCLUSIVE directive\": say why.",
         "# Its BUILD_EXCLUSIVE_CONFIG takes NAME (=y or =m) or !NAME (neither),",
-        "# so a built-in option is excluded with !NAME.",
+        "# so a built-in option is excluded with !NAME.  dkms 2.8 (bullseye)",
+        "# reads no BUILD_EXCLUSIVE_CONFIG, only BUILD_EXCLUSIVE_KERNEL: a kernel",
+        "# excluded by its options also gets a kernel rule that matches nothing.",
         'if [[ ! ${kernelver} =~ ${BUILD_EXCLUSIVE_KERNEL} ]]; then',
         f'\t{skip} retrofi supports kernels {OLDEST_KERNEL} and newer"'
         ' >&2',
@@ -50,9 +52,11 @@ def _exclusive_lines():
         f"\tfor retrofi_opt in {opts}; do",
         '\t\tif grep -q "^${retrofi_opt}=y" "${kernel_source_dir}/.config"; then',
         '\t\t\tBUILD_EXCLUSIVE_CONFIG="${BUILD_EXCLUSIVE_CONFIG} !${retrofi_opt}"',
+        '\t\t\tBUILD_EXCLUSIVE_KERNEL="^$"',
         f'\t\t\t{skip} ${{retrofi_opt}}=y (built in): retrofi replaces'
         ' cfg80211 and mac80211 by modules, it needs both =m" >&2',
         '\t\telif ! grep -q "^${retrofi_opt}=m" "${kernel_source_dir}/.config"; then',
+        '\t\t\tBUILD_EXCLUSIVE_KERNEL="^$"',
         f'\t\t\t{skip} ${{retrofi_opt}} is not set: the kernel has no'
         ' wireless stack for retrofi to replace" >&2',
         "\t\tfi",

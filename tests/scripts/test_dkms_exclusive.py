@@ -78,3 +78,28 @@ def test_dkms_goes_on_to_build_for_a_supported_kernel(tmp_path):
     assert p.returncode not in (0, 77), p.stdout
     assert "BUILD_EXCLUSIVE" not in p.stdout and "retrofi:" not in p.stdout, p.stdout
     assert "kernel headers for kernel 5.10.0-30-amd64 cannot be found" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("config,excluded", [
+    ("CONFIG_CFG80211=y\nCONFIG_MAC80211=m\n", True),
+    ("CONFIG_CFG80211=m\nCONFIG_MAC80211=y\n", True),
+    ("CONFIG_CFG80211=m\n# CONFIG_MAC80211 is not set\n", True),
+    ("CONFIG_CFG80211=m\nCONFIG_MAC80211=m\n", False)])
+def test_dkms_2_8_skips_a_kernel_by_its_options_through_the_kernel_rule(tmp_path, config,
+                                                                      excluded):
+    """bullseye's dkms 2.8 reads BUILD_EXCLUSIVE_KERNEL but no
+    BUILD_EXCLUSIVE_CONFIG: dkms.conf, sourced as it sources it (kernelver
+    and kernel_source_dir set), leaves a kernel it excludes by its options
+    a kernel rule that does not match it, so dkms 2.8 skips it too."""
+    class S:
+        version = "1.0"
+    tree = tmp_path / "retrofi-1.0"
+    write(str(tree / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
+    out_tree_kbuild(str(tree))
+    k = tmp_path / "k"
+    write(str(k / ".config"), config)
+    env = dict(os.environ, kernelver="5.10.0-46-amd64", kernel_source_dir=str(k),
+               RETROFI_DEFAULTS=str(tmp_path / "absent"))
+    p = subprocess.run(["bash", "-c", '. "$1" >/dev/null 2>&1; [[ $kernelver =~ '
+                        '$BUILD_EXCLUSIVE_KERNEL ]]', "-", str(tree / "dkms.conf")], env=env)
+    assert (p.returncode != 0) == excluded
