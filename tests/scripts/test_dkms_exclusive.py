@@ -13,6 +13,7 @@ import pytest
 
 import retrofi_dkmsconf
 from conftest import out_tree_kbuild
+from test_dkms_selection import conf_tree
 from test_generate import write
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -91,11 +92,7 @@ def test_dkms_2_8_skips_a_kernel_by_its_options_through_the_kernel_rule(tmp_path
     BUILD_EXCLUSIVE_CONFIG: dkms.conf, sourced as it sources it (kernelver
     and kernel_source_dir set), leaves a kernel it excludes by its options
     a kernel rule that does not match it, so dkms 2.8 skips it too."""
-    class S:
-        version = "1.0"
-    tree = tmp_path / "retrofi-1.0"
-    write(str(tree / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
-    out_tree_kbuild(str(tree))
+    tree = conf_tree(tmp_path / "retrofi-1.0")
     k = tmp_path / "k"
     write(str(k / ".config"), config)
     env = dict(os.environ, kernelver="5.10.0-46-amd64", kernel_source_dir=str(k),

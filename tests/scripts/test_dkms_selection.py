@@ -23,13 +23,19 @@ WHOLE = sorted(os.path.basename(m)[:-3] for m in STACK_MODULES)
 WHERE = {os.path.basename(m)[:-3]: os.path.dirname(m) for m in STACK_MODULES}
 
 
-def _source(tmp_path, defaults):
-    """(BUILT_MODULE_NAME, MAKE[0], stderr) of dkms.conf sourced by bash."""
+def conf_tree(tree):
+    """tree (a path): dkms.conf of a version 1.0 source beside the output
+    tree's Kbuild files, config/ and defconfigs, as dkms copies it."""
     class S:
         version = "1.0"
-    tree = tmp_path / "retrofi-1.0"
     write(str(tree / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
     out_tree_kbuild(str(tree))
+    return tree
+
+
+def _source(tmp_path, defaults):
+    """(BUILT_MODULE_NAME, MAKE[0], stderr) of dkms.conf sourced by bash."""
+    tree = conf_tree(tmp_path / "retrofi-1.0")
     env = dict(os.environ, kernelver="6.1.0-57-amd64", kernel_source_dir="/nonexistent")
     if defaults is not None:
         write(str(tmp_path / "default"), defaults)
@@ -90,11 +96,7 @@ def test_an_unknown_defconfig_is_named_with_the_fix(tmp_path):
     # dkms 2.8 as installed: it signs nothing, so the tree's script does.
     ('', True)])
 def test_the_tree_signs_only_where_dkms_signs_nothing(tmp_path, prelude, signs):
-    class S:
-        version = "1.0"
-    tree = tmp_path / "retrofi-1.0"
-    write(str(tree / "dkms.conf"), retrofi_dkmsconf.dkms_conf(S, "retrofi").decode())
-    out_tree_kbuild(str(tree))
+    tree = conf_tree(tmp_path / "retrofi-1.0")
     env = dict(os.environ, kernelver="5.10.0-46-amd64", arch="x86_64",
                kernel_source_dir="/nonexistent", RETROFI_DEFAULTS=str(tmp_path / "absent"))
     p = subprocess.run(["bash", "-c", prelude + '\n. "$1" >/dev/null 2>&1; echo "${POST_BUILD:-}"',
