@@ -5,6 +5,9 @@
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/key.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <keys/asymmetric-type.h>
 
 #if RETROFI_API_LESS(6, 3, 0)
@@ -70,4 +73,21 @@ dodgy_cert:
 }
 EXPORT_SYMBOL_GPL(x509_load_certificate_list);
 #endif
+#endif /* < 6.3 */
+
+#if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_kvmemdup)
+/*
+ * "mm: new primitive kvmemdup()" (v6.3): upstream's body, a copy of len
+ * bytes in a kvmalloc() allocation (NULL when that fails).
+ */
+void *kvmemdup(const void *src, size_t len, gfp_t gfp)
+{
+	void *p;
+
+	p = kvmalloc(len, gfp);
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
+EXPORT_SYMBOL(kvmemdup);
 #endif /* < 6.3 */

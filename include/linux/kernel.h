@@ -10,6 +10,12 @@
 
 #include_next <linux/kernel.h>
 #include <retrofi/backport.h>
+/*
+ * The shims of <linux/math.h> and <linux/container_of.h>, whose helpers
+ * kernel.h held before 5.14 and 5.16.
+ */
+#include <linux/math.h>
+#include <linux/container_of.h>
 
 /*
  * clamp() -- 2.6.26 (compat-2.6.26.h of mcgrof/compat and hauke/backports;

@@ -49,4 +49,22 @@ RETROFI_CENSUS(lockdep_assert_in_softirq, "5.10.262..6.1.170", "structural",
 	       "lockdep: Add lockdep_assert_in_softirq() (title and release not verified)");
 #endif /* < 6.1.170 */
 
+/*
+ * lockdep_assert_not_held() -- "lockdep: Add lockdep_assert_not_held()"
+ * (v5.14): with lockdep, warn when the lock is held (ath10k's mac.c);
+ * without, nothing but the evaluation of its argument. Upstream's bodies
+ * of 5.14, where lockdep_is_held() answers 1 for a held lock as before.
+ * Structural (a macro of lockdep's): the target's own wherever it has one.
+ */
+#if RETROFI_LINUX_LESS(5, 14, 0) && !defined(lockdep_assert_not_held)
+#ifdef CONFIG_LOCKDEP
+#define lockdep_assert_not_held(l)					\
+	do { WARN_ON(debug_locks && lockdep_is_held(l) == 1); } while (0)
+#else
+#define lockdep_assert_not_held(l) do { (void)(l); } while (0)
+#endif
+RETROFI_CENSUS(lockdep_assert_not_held, "5.14", "structural",
+	       "lockdep: Add lockdep_assert_not_held() (v5.14)");
+#endif /* < 5.14 */
+
 #endif /* _RETROFI_LINUX_LOCKDEP_H */

@@ -166,4 +166,40 @@ RETROFI_CENSUS(alloc_netdev_dummy, "6.10", "probed",
 	       "net: create a dummy net_device allocator (v6.10)");
 #endif /* < 6.10 */
 
+/*
+ * napi_schedule() returning bool -- "netdev: make napi_schedule return
+ * bool on NAPI successful schedule" (v6.7): whether this call scheduled
+ * the instance (iwlwifi's PCIe interrupt handler acks the interrupt when
+ * it did not). Upstream's body; before, the same function returned
+ * nothing. Structural (a changed return type), probed.
+ */
+#if RETROFI_API_NEED(6, 7, 0, RETROFI_HAVE_napi_schedule_bool)
+static inline bool LINUX_BACKPORT(napi_schedule)(struct napi_struct *n)
+{
+	if (napi_schedule_prep(n)) {
+		__napi_schedule(n);
+		return true;
+	}
+
+	return false;
+}
+#define napi_schedule LINUX_BACKPORT(napi_schedule)
+RETROFI_CENSUS(napi_schedule_bool, "6.7", "probed",
+	       "netdev: make napi_schedule return bool on NAPI successful schedule (v6.7)");
+#endif /* < 6.7 */
+
+/*
+ * netif_napi_add() without a weight -- "net: drop the weight argument
+ * from netif_napi_add" (v6.1): a NAPI instance of the default weight,
+ * NAPI_POLL_WEIGHT, which is what upstream's three-argument form passes
+ * (ath10k's PCI and USB glue, rtw88's and rtw89's PCI glue). Structural
+ * (a changed signature); the macro keeps the name, so the old
+ * four-argument function is called.
+ */
+#if RETROFI_LINUX_LESS(6, 1, 0)
+#define netif_napi_add(dev, napi, poll) netif_napi_add(dev, napi, poll, NAPI_POLL_WEIGHT)
+RETROFI_CENSUS(netif_napi_add_noweight, "6.1", "structural",
+	       "net: drop the weight argument from netif_napi_add (v6.1)");
+#endif /* < 6.1 */
+
 #endif /* _RETROFI_LINUX_NETDEVICE_H */

@@ -105,4 +105,23 @@ RETROFI_CENSUS(DEFINE_RAW_FLEX, "6.10", "probed",
 	       "overflow: Change DEFINE_FLEX to take __counted_by member (v6.10)");
 #endif /* < 6.10 */
 
+/*
+ * struct_size_t() -- "overflow: Add struct_size_t() helper" (v6.5): the
+ * size of a structure type with a trailing array of count elements,
+ * SIZE_MAX on overflow (rtw89's core). Upstream's body. Probed, by the
+ * preprocessor: a macro (Debian's 6.1 has it from stable).
+ */
+#ifdef struct_size_t
+#define RETROFI_HAVE_struct_size_t 1
+#else
+#define RETROFI_HAVE_struct_size_t 0
+#endif
+#if RETROFI_API_NEED(6, 5, 0, RETROFI_HAVE_struct_size_t)
+#undef struct_size_t
+#define struct_size_t(type, member, count)	\
+	struct_size((type *)NULL, member, count)
+RETROFI_CENSUS(struct_size_t, "6.5", "probed",
+	       "overflow: Add struct_size_t() helper (v6.5)");
+#endif /* < 6.5 */
+
 #endif /* _RETROFI_LINUX_OVERFLOW_H */

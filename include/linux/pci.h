@@ -7,6 +7,7 @@
 
 #include_next <linux/pci.h>
 #include <retrofi/backport.h>
+#include <retrofi/probes.h>
 
 /*
  * PCI_IRQ_INTX -- "PCI: Deprecate PCI_IRQ_LEGACY" (v6.8): the name of
@@ -26,6 +27,30 @@
 #define PCI_IRQ_INTX (1 << 0)
 RETROFI_CENSUS(PCI_IRQ_INTX, "6.8", "probed",
 	       "PCI: Deprecate PCI_IRQ_LEGACY (v6.8)");
+#endif /* < 6.8 */
+
+/*
+ * pci_clear_and_set_config_dword() -- "PCI: Move pci_clear_and_set_dword()
+ * helper to PCI header" (v6.8), which also gave it this name: clear then
+ * set bits of a dword of the configuration space (rtw89's PCI glue).
+ * Upstream's body, unlocked as upstream's. Additive and probed (stable
+ * kernels may carry it).
+ */
+#if RETROFI_API_NEED(6, 8, 0, RETROFI_HAVE_pci_clear_and_set_config_dword)
+static inline void LINUX_BACKPORT(pci_clear_and_set_config_dword)(const struct pci_dev *dev,
+								  int pos, u32 clear,
+								  u32 set)
+{
+	u32 val;
+
+	pci_read_config_dword(dev, pos, &val);
+	val &= ~clear;
+	val |= set;
+	pci_write_config_dword(dev, pos, val);
+}
+#define pci_clear_and_set_config_dword LINUX_BACKPORT(pci_clear_and_set_config_dword)
+RETROFI_CENSUS(pci_clear_and_set_config_dword, "6.8", "probed",
+	       "PCI: Move pci_clear_and_set_dword() helper to PCI header (v6.8)");
 #endif /* < 6.8 */
 
 #endif /* _RETROFI_LINUX_PCI_H */

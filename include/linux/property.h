@@ -43,4 +43,23 @@ RETROFI_CENSUS(software_node_register_node_group, "6.12.118..7.2.6", "structural
 	       "the const node group of software_node_register_node_group() (title and version not verified)");
 #endif /* < 7.2.6 */
 
+/*
+ * device_get_mac_address(dev, addr) -- "eth: fwnode: change the return type
+ * of mac address helpers" and "eth: fwnode: remove the addr len from mac
+ * helpers" (v5.16): 0 and the address of the device's firmware node in
+ * addr (ETH_ALEN bytes), or -ENOENT when it has none (ath10k's core);
+ * before, the same function took the buffer's length and returned the
+ * buffer or NULL. Structural (a changed signature).
+ */
+#if RETROFI_LINUX_LESS(5, 16, 0)
+#include <uapi/linux/if_ether.h>
+static inline int LINUX_BACKPORT(device_get_mac_address)(struct device *dev, char *addr)
+{
+	return device_get_mac_address(dev, addr, ETH_ALEN) ? 0 : -ENOENT;
+}
+#define device_get_mac_address LINUX_BACKPORT(device_get_mac_address)
+RETROFI_CENSUS(device_get_mac_address, "5.16", "structural",
+	       "eth: fwnode: change the return type of mac address helpers (v5.16)");
+#endif /* < 5.16 */
+
 #endif /* _RETROFI_LINUX_PROPERTY_H */

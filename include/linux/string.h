@@ -105,4 +105,23 @@ RETROFI_CENSUS(strscpy_pad_2arg, "6.9", "structural",
 	       "string: Allow 2-argument strscpy_pad() (v6.9)");
 #endif /* < 6.9 */
 
+/*
+ * kvmemdup() -- "mm: new primitive kvmemdup()" (v6.3): kmemdup() into a
+ * kvmalloc() allocation, freed with kvfree() (iwlwifi's firmware and PNVM
+ * loaders). Exported from mm/util.c upstream, so the shim lives in
+ * compat/backport-6.3.c. Probed: stable kernels may carry it.
+ */
+#if RETROFI_API_NEED(6, 3, 0, RETROFI_HAVE_kvmemdup)
+#define kvmemdup LINUX_BACKPORT(kvmemdup)
+void *kvmemdup(const void *src, size_t len, gfp_t gfp);
+RETROFI_CENSUS(kvmemdup, "6.3", "probed", "mm: new primitive kvmemdup() (v6.3)");
+#endif /* < 6.3 */
+
+/*
+ * The str_*() helpers of <linux/string_helpers.h>, which the drivers
+ * reach through <linux/seq_file.h> from 6.1 on (5.10's includes no such
+ * header), and their shims: with <linux/string.h> on every target.
+ */
+#include <linux/string_helpers.h>
+
 #endif /* _RETROFI_LINUX_STRING_H */

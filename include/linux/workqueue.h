@@ -24,4 +24,32 @@ RETROFI_CENSUS(system_dfl_wq, "6.17", "probed",
 	       "workqueue: Add system_percpu_wq and system_dfl_wq (v6.17)");
 #endif /* < 6.17 */
 
+/*
+ * system_percpu_wq -- "workqueue: Add system_percpu_wq and system_dfl_wq"
+ * (v6.17): the per-CPU system workqueue under its new name. The shim is
+ * system_wq, what it names (iwlwifi's mvm, mt7921 and mt7925). Probed:
+ * Debian's 6.12.118 has it from stable.
+ */
+#if RETROFI_API_NEED(6, 17, 0, RETROFI_HAVE_system_percpu_wq)
+#undef system_percpu_wq
+#define system_percpu_wq LINUX_BACKPORT(system_percpu_wq)
+#define backport_system_percpu_wq system_wq
+RETROFI_CENSUS(system_percpu_wq, "6.17", "probed",
+	       "workqueue: Add system_percpu_wq and system_dfl_wq (v6.17)");
+#endif /* < 6.17 */
+
+/*
+ * WQ_PERCPU -- "workqueue: Add new WQ_PERCPU flag" (v6.17): says that a
+ * workqueue is bound to its CPUs, which every workqueue without
+ * WQ_UNBOUND is before it, so the flag is 0 there (rtw88's and rtw89's
+ * USB glue). Probed: an enumerator, and Debian's 6.12.118 has it from
+ * stable.
+ */
+#if RETROFI_API_NEED(6, 17, 0, RETROFI_HAVE_WQ_PERCPU)
+#undef WQ_PERCPU
+#define WQ_PERCPU 0
+RETROFI_CENSUS(WQ_PERCPU, "6.17", "probed",
+	       "workqueue: Add new WQ_PERCPU flag (v6.17)");
+#endif /* < 6.17 */
+
 #endif /* _RETROFI_LINUX_WORKQUEUE_H */

@@ -10,13 +10,25 @@
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/math.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/mmc/sdio_ids.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
+#include <linux/property.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/soc/qcom/qmi.h>
 #include <linux/un.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/page_pool/helpers.h>
 #include <net/sock.h>
@@ -233,11 +245,7 @@ static const char *test_alloc_netdev_dummy_carries_napi_and_frees(void)
 		err = "the device is not present and started";
 	else if (!net_eq(dev_net(dev), &init_net))
 		err = "the device is not in init_net";
-#if RETROFI_LINUX_LESS(6, 1, 0)
-	netif_napi_add(dev, napi, st_napi_poll, NAPI_POLL_WEIGHT);
-#else
 	netif_napi_add(dev, napi, st_napi_poll);
-#endif
 	if (!err && list_empty(&dev->napi_list))
 		err = "the NAPI instance is not on the device";
 	netif_napi_del(napi);
@@ -263,4 +271,267 @@ static const char *test_irq_can_set_affinity_answers_for_real_interrupts(void)
 		if (irq_can_set_affinity(irq))
 			return NULL;
 	return SKIP("no legacy interrupt of this machine takes an affinity");
+}
+
+/*
+ * netif_napi_add() of three arguments (6.1): the instance is on the
+ * device's list, of the default weight.
+ */
+static const char *test_netif_napi_add_takes_the_default_weight(void)
+{
+	struct napi_struct *napi;
+	struct net_device *dev;
+	const char *err = NULL;
+
+	dev = alloc_netdev(sizeof(*napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	if (!dev)
+		return "alloc_netdev() failed";
+	napi = netdev_priv(dev);
+	netif_napi_add(dev, napi, st_napi_poll);
+	if (list_empty(&dev->napi_list))
+		err = "the NAPI instance is not on the device";
+	else if (napi->weight != 64)
+		err = "the NAPI instance's weight is not NAPI_POLL_WEIGHT (64)";
+	netif_napi_del(napi);
+	free_netdev(dev);
+	return err;
+}
+
+/*
+ * napi_schedule() returning bool (6.7): true for the call that schedules
+ * a disabled-then-enabled instance, false while it is scheduled. The
+ * instance belongs to a device that is not up, so its poll never runs:
+ * the case completes the schedule itself.
+ */
+static const char *test_napi_schedule_says_whether_it_scheduled(void)
+{
+	struct napi_struct *napi;
+	struct net_device *dev;
+	const char *err = NULL;
+	bool first, second;
+
+	dev = alloc_netdev(sizeof(*napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	if (!dev)
+		return "alloc_netdev() failed";
+	napi = netdev_priv(dev);
+	netif_napi_add(dev, napi, st_napi_poll);
+	napi_enable(napi);
+	local_bh_disable();
+	first = napi_schedule(napi);
+	second = napi_schedule(napi);
+	local_bh_enable();
+	if (!first)
+		err = "napi_schedule() of an idle instance says it did not schedule";
+	else if (second)
+		err = "napi_schedule() of a scheduled instance says it scheduled";
+	napi_disable(napi);
+	netif_napi_del(napi);
+	free_netdev(dev);
+	return err;
+}
+
+/* abs_diff() (6.6): the distance, in either order, without overflow. */
+static const char *test_abs_diff_is_the_distance(void)
+{
+	unsigned int a = 3, b = UINT_MAX;
+	int c = -5, d = 7;
+
+	OPTIMIZER_HIDE_VAR(a);
+	OPTIMIZER_HIDE_VAR(c);
+	if (abs_diff(a, b) != UINT_MAX - 3 || abs_diff(b, a) != UINT_MAX - 3)
+		return "abs_diff() of 3 and UINT_MAX is not UINT_MAX - 3";
+	if (abs_diff(c, d) != 12 || abs_diff(d, c) != 12)
+		return "abs_diff(-5, 7) is not 12";
+	return NULL;
+}
+
+/* roundup_u64() (6.11): up to the next multiple of a 32-bit divisor. */
+static const char *test_roundup_u64_rounds_up_to_the_multiple(void)
+{
+	u64 x = 10000000001ULL;
+
+	OPTIMIZER_HIDE_VAR(x);
+	if (roundup_u64(x, 1000) != 10000001000ULL)
+		return "roundup_u64(10000000001, 1000) is not 10000001000";
+	if (roundup_u64(10000001000ULL, 1000) != 10000001000ULL)
+		return "a multiple is not kept";
+	if (roundup_u64(0, 7) != 0)
+		return "roundup_u64(0, 7) is not 0";
+	return NULL;
+}
+
+/* struct_size_t() (6.5): the type's size with its array, saturating. */
+struct st_sized {
+	u32 n;
+	u16 items[];
+};
+
+static const char *test_struct_size_t_sizes_the_type_and_saturates(void)
+{
+	size_t huge = SIZE_MAX / 2;
+
+	OPTIMIZER_HIDE_VAR(huge);
+	if (struct_size_t(struct st_sized, items, 3) != sizeof(struct st_sized) + 6)
+		return "struct_size_t() of three u16 items is not the header and 6 bytes";
+	if (struct_size_t(struct st_sized, items, huge) != SIZE_MAX)
+		return "struct_size_t() of an overflowing count does not saturate";
+	return NULL;
+}
+
+/* SDIO_VENDOR_ID_REALTEK and rtw88's SDIO chips (6.4 to 6.9): upstream's values. */
+static const char *test_sdio_ids_realtek_are_upstreams(void)
+{
+	if (SDIO_VENDOR_ID_REALTEK != 0x024c)
+		return "SDIO_VENDOR_ID_REALTEK is not 0x024c";
+	if (SDIO_DEVICE_ID_REALTEK_RTW8822BS != 0xb822 ||
+	    SDIO_DEVICE_ID_REALTEK_RTW8822CS != 0xc822 ||
+	    SDIO_DEVICE_ID_REALTEK_RTW8821CS != 0xc821 ||
+	    SDIO_DEVICE_ID_REALTEK_RTW8723DS_1ANT != 0xd724 ||
+	    SDIO_DEVICE_ID_REALTEK_RTW8723DS_2ANT != 0xd723 ||
+	    SDIO_DEVICE_ID_REALTEK_RTW8723CS != 0xb703)
+		return "an rtw88 SDIO chip's device ID is not upstream's";
+	return NULL;
+}
+
+/* WQ_PERCPU (6.17): a bound workqueue made with it runs its work. */
+struct st_wq_work {
+	struct work_struct work;
+	bool ran;
+};
+
+static void st_wq_work_fn(struct work_struct *work)
+{
+	container_of(work, struct st_wq_work, work)->ran = true;
+}
+
+static const char *test_wq_percpu_makes_a_bound_workqueue(void)
+{
+	struct st_wq_work w = { .ran = false };
+	struct workqueue_struct *wq;
+
+	wq = alloc_workqueue("retrofi_st_percpu", WQ_PERCPU, 0);
+	if (!wq)
+		return "alloc_workqueue(WQ_PERCPU) failed";
+	INIT_WORK_ONSTACK(&w.work, st_wq_work_fn);
+	queue_work(wq, &w.work);
+	flush_work(&w.work);
+	destroy_workqueue(wq);
+	destroy_work_on_stack(&w.work);
+	if (WQ_PERCPU & WQ_UNBOUND)
+		return "WQ_PERCPU includes WQ_UNBOUND";
+	return w.ran ? NULL : "the work did not run";
+}
+
+/* system_percpu_wq (6.17): the per-CPU system workqueue runs work. */
+static const char *test_system_percpu_wq_runs_work(void)
+{
+	struct st_wq_work w = { .ran = false };
+
+	INIT_WORK_ONSTACK(&w.work, st_wq_work_fn);
+	if (!queue_work(system_percpu_wq, &w.work))
+		return "queue_work(system_percpu_wq) refused an idle work";
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ran ? NULL : "the work did not run";
+}
+
+/*
+ * kvmemdup() (6.3): a copy that kvfree() frees; a large one too. Exported
+ * by compat.ko: not in the module of the inline shims only.
+ */
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
+static const char *test_kvmemdup_copies_small_and_large(void)
+{
+	static const char small[] = "retrofi";
+	size_t big = 3 * PAGE_SIZE + 5;
+	const char *err = NULL;
+	char *src, *p;
+
+	p = kvmemdup(small, sizeof(small), GFP_KERNEL);
+	if (!p)
+		return "kvmemdup() of 8 bytes failed";
+	if (p == small || memcmp(p, small, sizeof(small)))
+		err = "kvmemdup() of 8 bytes is not a copy";
+	kvfree(p);
+	if (err)
+		return err;
+	src = kvmalloc(big, GFP_KERNEL);
+	if (!src)
+		return "no source buffer";
+	memset(src, 0x5a, big);
+	p = kvmemdup(src, big, GFP_KERNEL);
+	if (!p)
+		err = "kvmemdup() of three pages failed";
+	else if (memcmp(p, src, big))
+		err = "kvmemdup() of three pages is not a copy";
+	kvfree(p);
+	kvfree(src);
+	return err;
+}
+#endif
+
+/* pci_clear_and_set_config_dword() (6.8): is a symbol of the right type. */
+static const char *test_pci_clear_and_set_config_dword_is_the_helper(void)
+{
+	void (*f)(const struct pci_dev *, int, u32, u32) = pci_clear_and_set_config_dword;
+
+	return f ? NULL : "pci_clear_and_set_config_dword is NULL";
+}
+
+/*
+ * str_yes_no(), str_on_off(), str_enable_disable(), str_enabled_disabled()
+ * (5.16): upstream's words.
+ */
+static const char *test_str_helpers_are_upstreams_words(void)
+{
+	if (strcmp(str_yes_no(true), "yes") || strcmp(str_yes_no(false), "no") ||
+	    strcmp(str_on_off(true), "on") || strcmp(str_on_off(false), "off") ||
+	    strcmp(str_enable_disable(true), "enable") ||
+	    strcmp(str_enable_disable(false), "disable") ||
+	    strcmp(str_enabled_disabled(true), "enabled") ||
+	    strcmp(str_enabled_disabled(false), "disabled"))
+		return "a str_*() helper's word is not upstream's";
+	return NULL;
+}
+
+/* str_read_write() (6.1 or older): upstream's words. */
+static const char *test_str_read_write_is_upstreams_word(void)
+{
+	if (strcmp(str_read_write(true), "read") || strcmp(str_read_write(false), "write"))
+		return "str_read_write() is not \"read\"/\"write\"";
+	return NULL;
+}
+
+/*
+ * lockdep_assert_not_held() (5.14): silent for a lock that is not held
+ * (a held one would warn, which the console scan would count).
+ */
+static const char *test_lockdep_assert_not_held_is_silent_unheld(void)
+{
+	static DEFINE_MUTEX(m);
+
+	lockdep_assert_not_held(&m);
+	mutex_lock(&m);
+	mutex_unlock(&m);
+	lockdep_assert_not_held(&m);
+	return NULL;
+}
+
+/*
+ * device_get_mac_address() of two arguments (5.16): a device without a
+ * firmware node has no address, -ENOENT, and the buffer is left alone.
+ */
+static const char *test_device_get_mac_address_without_a_node_is_enoent(void)
+{
+	struct device dev = {};
+	u8 mac[ETH_ALEN] = { 1, 2, 3, 4, 5, 6 };
+
+	device_initialize(&dev);
+	dev_set_name(&dev, "retrofi_st_mac");
+	if (device_get_mac_address(&dev, mac) != -ENOENT)
+		return "a device without a node does not give -ENOENT";
+	if (mac[0] != 1 || mac[5] != 6)
+		return "the buffer was written";
+	put_device(&dev);
+	return NULL;
 }
