@@ -44,6 +44,8 @@ GOALS = {
     "build_vs_plain": ("build / plain make M= (6.12 headers, same -j)", "x", 1.05),
     "build_cpu_vs_plain": ("build CPU time / plain make M= CPU time", "x", 1.05),
     "incremental_vs_plain": ("rebuild after touching one mac80211 .c / plain", "x", 1.1),
+    "build_drivers_vs_stack": ("build with every vendor driver (defconfig drivers) / the "
+                               "stack alone (wifi), 6.12 headers", "x", 4.0),
     "boot_tests_s": ("boot and guest tests, one target (TCG)", "s", 30.0),
     "matrix_warm_s": ("make matrix, warm (default targets)", "s", 60.0),
     "matrix_cold_s": ("make matrix, cold (empty cache, downloads)", "s", 25 * 60.0),
@@ -335,6 +337,7 @@ def run(args):
                               "incremental_vs_plain")])
         else:
             record(build_figures(b))
+            record([_drivers_figure(args, b, kernel, work, jobs)])
         for name, other in others:
             print(f"[bench] generation, source {name}: {other.package} {other.version}, "
                   f"-j{jobs}", flush=True)
@@ -370,6 +373,25 @@ def _kernels():
     others = [(s.name, retrofi_kernels.fetch(matrix.with_source(s.name), ["6.12"]).source)
               for s in matrix.sources if s.name != matrix.source.name]
     return k.source, k.target("6.12"), others
+
+
+def _drivers_figure(args, b, kernel, work, jobs):
+    """A row's build cost with every vendor driver against the stack alone:
+    the generated tree of b (defconfig wifi) built again with defconfig
+    drivers, the same headers and -j."""
+    if args.smoke:
+        return Figure("build_drivers_vs_stack", None,
+                      "not measured (smoke mode: the synthetic tree has no vendor drivers)")
+    print("[bench] build with every vendor driver (defconfig drivers)", flush=True)
+    try:
+        d = measure.drivers_build(os.path.join(work, "build-generated"), kernel, work, jobs)
+    except RetrofiError as e:
+        print(e.format(), file=sys.stderr)
+        return Figure("build_drivers_vs_stack", None, f"not measured: {e.what} ({e.where})")
+    return Figure("build_drivers_vs_stack", d["seconds"] / b["full"],
+                  f"{d['seconds']:.1f} s ({d['modules']} modules) vs {b['full']:.1f} s "
+                  f"({b['modules']} modules); CPU {d['cpu']:.1f} s vs {b['full_cpu']:.1f} s "
+                  f"({d['cpu'] / b['full_cpu']:.2f}x)")
 
 
 def _matrix_figures(args, work):

@@ -142,6 +142,10 @@ def _objects(tree):
                if f.endswith(".o") and not f.endswith(".mod.o"))
 
 
+def _modules(tree):
+    return sum(1 for _, _, fs in os.walk(tree) for f in fs if f.endswith(".ko"))
+
+
 def _make(argv, log):
     with open(log, "a") as out:
         out.write("$ " + " ".join(argv) + "\n")
@@ -184,6 +188,7 @@ def builds(gen_tree, plain, gen_argv, plain_argv_of, work, touched=TOUCHED):
     return {"full": full_gen, "full_plain": full_plain, "incremental": inc_gen,
             "full_cpu": full_gen_cpu, "full_plain_cpu": full_plain_cpu,
             "incremental_plain": inc_plain, "objects": _objects(gen_tree),
+            "modules": _modules(gen_tree),
             "objects_plain": _objects(plain), "log": log}
 
 
@@ -199,6 +204,21 @@ def kernel_builds(generated, source_path, kernel, repo, work, jobs):
     return builds(gen_tree, plain, gen_argv,
                   lambda: ["make", "-C", kernel.headers, f"M={plain}", f"-j{jobs}", *cc,
                            *plain_variables(gen_tree), "modules"], work)
+
+
+def drivers_build(stack_tree, kernel, work, jobs):
+    """The stack's generated tree (before its build) copied and built with
+    defconfig drivers: wall and CPU seconds and the modules made."""
+    tree = os.path.join(work, "build-drivers")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(stack_tree, tree, symlinks=True,
+                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*.cmd", "*.a",
+                                                  "modules.order", "Module.symvers"))
+    log = os.path.join(work, "build-drivers.log")
+    _make(["make", "-C", tree, "defconfig-drivers"], log)
+    cc = [f"CC={kernel.cc}"] if kernel.cc else []
+    seconds, cpu = _make(["make", "-C", tree, f"-j{jobs}", f"KLIB={kernel.headers}", *cc], log)
+    return {"seconds": seconds, "cpu": cpu, "modules": _modules(tree), "log": log}
 
 
 # ---------------------------------------------------------------- matrix

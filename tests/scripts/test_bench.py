@@ -31,7 +31,7 @@ def test_smoke_bench_measures_every_figure_and_compares_with_the_previous_result
     figs = {f["key"]: f for f in data["figures"]}
     assert set(figs) == {"generate_cold_s", "generate_cold_vs_floor", "generate_warm_s",
                          "build_vs_plain", "build_cpu_vs_plain", "incremental_vs_plain",
-                         "boot_tests_s",
+                         "build_drivers_vs_stack", "boot_tests_s",
                          "matrix_warm_s", "matrix_cold_s"}
     for key in ("generate_cold_s", "generate_cold_vs_floor", "generate_warm_s",
                 "build_vs_plain", "build_cpu_vs_plain", "incremental_vs_plain"):
@@ -41,7 +41,7 @@ def test_smoke_bench_measures_every_figure_and_compares_with_the_previous_result
     # The cold run computed every (rule, file) result, the warm one none.
     assert "0 spatch results computed" in figs["generate_warm_s"]["detail"]
     assert " 0 (rule, file)" not in figs["generate_cold_s"]["detail"]
-    for key in ("boot_tests_s", "matrix_warm_s", "matrix_cold_s"):
+    for key in ("build_drivers_vs_stack", "boot_tests_s", "matrix_warm_s", "matrix_cold_s"):
         assert figs[key]["value"] is None and figs[key]["met"] is None
     assert len(data["load_before"]) == 3 and data["previous"] is None
     assert "generation, warm" in first.stdout and "<= 1.5 s" in first.stdout
