@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -78,4 +79,28 @@ void backport_debugfs_short_fops_release(void)
 }
 RETROFI_CENSUS(debugfs_short_fops, "6.13", "structural",
 	       "debugfs: add small file operations for most files (v6.13)");
+#endif /* < 6.13 */
+
+#if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_pcim_request_all_regions)
+static void retrofi_pci_release_regions(void *pdev)
+{
+	pci_release_regions(pdev);
+}
+
+/*
+ * "PCI: Make pcim_request_all_regions() a public function" (v6.13): every
+ * standard BAR requested for the driver, released when it detaches. After
+ * pcim_enable_device() the PCI core's own devres releases what
+ * pci_request_regions() requested; otherwise a device action does.
+ */
+int pcim_request_all_regions(struct pci_dev *pdev, const char *name)
+{
+	int ret;
+
+	ret = pci_request_regions(pdev, name);
+	if (ret || pci_is_managed(pdev))
+		return ret;
+	return devm_add_action_or_reset(&pdev->dev, retrofi_pci_release_regions, pdev);
+}
+EXPORT_SYMBOL(pcim_request_all_regions);
 #endif /* < 6.13 */

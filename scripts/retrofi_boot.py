@@ -197,8 +197,11 @@ def run_qemu(argv, log_path, timeout, watch_kvm=False, until=None):
 def qemu_argv(kernel, initrd, append="", memory=1024, qemu=QEMU, accel=None):
     """QEMU's argv; accel: extra accelerator arguments (default TCG)."""
     accel = accel if accel is not None else ["-accel", "tcg"]
+    # pci-testdev (1b36:0005, no guest driver): a PCI device with memory
+    # and I/O BARs that the compat selftest binds to exercise the PCI
+    # shims of a driver's probe.
     return [qemu, *accel, "-cpu", "max", "-m", str(memory), "-nic", "none",
-            "-nographic", "-no-reboot",
+            "-device", "pci-testdev", "-nographic", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd,
             "-append", f"{KERNEL_ARGS} {append}".strip()]
 

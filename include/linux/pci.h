@@ -53,4 +53,20 @@ RETROFI_CENSUS(pci_clear_and_set_config_dword, "6.8", "probed",
 	       "PCI: Move pci_clear_and_set_dword() helper to PCI header (v6.8)");
 #endif /* < 6.8 */
 
+/*
+ * pcim_request_all_regions() -- "PCI: Make pcim_request_all_regions() a
+ * public function" (v6.13): request every standard BAR of the device for
+ * the driver, released when it detaches (iwlwifi's PCIe probe). Before,
+ * pci_request_regions() after pcim_enable_device() is managed the same way
+ * (the PCI core's devres, pcim_release(), releases the regions it
+ * requested); for a device not enabled that way compat.ko releases them
+ * with a device action. Exported there, so probed.
+ */
+#if RETROFI_API_NEED(6, 13, 0, RETROFI_HAVE_pcim_request_all_regions)
+#define pcim_request_all_regions LINUX_BACKPORT(pcim_request_all_regions)
+int pcim_request_all_regions(struct pci_dev *pdev, const char *name);
+RETROFI_CENSUS(pcim_request_all_regions, "6.13", "probed",
+	       "PCI: Make pcim_request_all_regions() a public function (v6.13)");
+#endif /* < 6.13 */
+
 #endif /* _RETROFI_LINUX_PCI_H */

@@ -9,6 +9,7 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
@@ -26,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
+#include <linux/thermal.h>
 #include <linux/soc/qcom/qmi.h>
 #include <linux/un.h>
 #include <linux/workqueue.h>
@@ -535,3 +537,214 @@ static const char *test_device_get_mac_address_without_a_node_is_enoent(void)
 	put_device(&dev);
 	return NULL;
 }
+
+/*
+ * pcim_request_all_regions() (6.13): in a driver's probe after
+ * pcim_enable_device(), every BAR of the device is the driver's (a second
+ * request fails), and none is once the driver is gone. The device is the
+ * guest's pci-testdev (1b36:0005, retrofi_boot.qemu_argv()), which no
+ * driver of the kernel binds. Exported by compat.ko where shimmed: not in
+ * the module of the inline shims only.
+ */
+#ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
+struct st_pci_probe {
+	int enable, request, second;
+	bool probed;
+};
+
+static struct st_pci_probe st_pci;
+
+static int st_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	st_pci.probed = true;
+	st_pci.enable = pcim_enable_device(pdev);
+	if (st_pci.enable)
+		return st_pci.enable;
+	st_pci.request = pcim_request_all_regions(pdev, "retrofi_st");
+	if (st_pci.request)
+		return st_pci.request;
+	st_pci.second = pci_request_region(pdev, 0, "retrofi_st_again");
+	if (!st_pci.second)
+		pci_release_region(pdev, 0);
+	return 0;
+}
+
+static void st_pci_remove(struct pci_dev *pdev)
+{
+}
+
+static const struct pci_device_id st_pci_ids[] = {
+	{ PCI_DEVICE(0x1b36, 0x0005) },
+	{ }
+};
+
+static struct pci_driver st_pci_driver = {
+	.name = "retrofi_st_pci",
+	.id_table = st_pci_ids,
+	.probe = st_pci_probe,
+	.remove = st_pci_remove,
+};
+
+static const char *test_pcim_request_all_regions_holds_the_bars_while_bound(void)
+{
+	struct pci_dev *pdev;
+	const char *err = NULL;
+	int again;
+
+	pdev = pci_get_device(0x1b36, 0x0005, NULL);
+	if (!pdev)
+		return "the guest has no pci-testdev (1b36:0005)";
+	memset(&st_pci, 0, sizeof(st_pci));
+	if (pci_register_driver(&st_pci_driver)) {
+		pci_dev_put(pdev);
+		return "pci_register_driver() failed";
+	}
+	if (!st_pci.probed)
+		err = "the driver did not probe the pci-testdev";
+	else if (st_pci.enable)
+		err = "pcim_enable_device() failed";
+	else if (st_pci.request)
+		err = "pcim_request_all_regions() failed";
+	else if (st_pci.second != -EBUSY)
+		err = "BAR 0 could be requested again while the driver held it";
+	pci_unregister_driver(&st_pci_driver);
+	if (!err) {
+		again = pci_request_regions(pdev, "retrofi_st_after");
+		if (again)
+			err = "the BARs are still requested after the driver left";
+		else
+			pci_release_regions(pdev);
+	}
+	pci_dev_put(pdev);
+	return err;
+}
+#endif
+
+/*
+ * The trip-table thermal zone API (6.11; thermal_zone_device_priv() 6.4):
+ * a zone registered with a trip table on the stack (as iwlwifi's mld
+ * does) keeps its own copy, hands its devdata back, reads its temperature
+ * through the driver, lists the trips in order, and a write to a
+ * writable trip's sysfs file reaches the driver with that trip and is
+ * stored; the read-only trip's file refuses the write.
+ */
+#if IS_ENABLED(CONFIG_THERMAL) && IS_ENABLED(CONFIG_THERMAL_WRITABLE_TRIPS)
+struct st_tz {
+	const struct thermal_trip *set_trip;
+	int set_temp, calls, visited, temps[3];
+};
+
+static struct st_tz st_tz;
+
+static int st_tz_get_temp(struct thermal_zone_device *tz, int *temp)
+{
+	*temp = 42000;
+	return 0;
+}
+
+static int st_tz_set_trip_temp(struct thermal_zone_device *tz,
+			       const struct thermal_trip *trip, int temp)
+{
+	struct st_tz *s = thermal_zone_device_priv(tz);
+
+	s->set_trip = trip;
+	s->set_temp = temp;
+	s->calls++;
+	return 0;
+}
+
+static int st_tz_trip_cb(struct thermal_trip *trip, void *data)
+{
+	struct st_tz *s = data;
+
+	if (s->visited < 3)
+		s->temps[s->visited] = trip->temperature;
+	s->visited++;
+	return 0;
+}
+
+static struct thermal_zone_device_ops st_tz_ops = {
+	.get_temp = st_tz_get_temp,
+	.set_trip_temp = st_tz_set_trip_temp,
+};
+
+static int st_tz_write(const char *path, const char *text)
+{
+	struct file *f = filp_open(path, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, text, strlen(text), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+/* The zone's number: its id, read through the accessor where the struct is private. */
+static int st_tz_id(struct thermal_zone_device *tz)
+{
+#if RETROFI_LINUX_LESS(6, 4, 0)
+	return tz->id;
+#else
+	return thermal_zone_device_id(tz);
+#endif
+}
+
+static const char *st_tz_check(struct thermal_zone_device *tz)
+{
+	char path[64];
+	int temp, w;
+
+	if (thermal_zone_device_priv(tz) != &st_tz)
+		return "thermal_zone_device_priv() is not the devdata";
+	if (thermal_zone_get_temp(tz, &temp) || temp != 42000)
+		return "the zone's temperature is not the driver's";
+	if (for_each_thermal_trip(tz, st_tz_trip_cb, &st_tz) || st_tz.visited != 3 ||
+	    st_tz.temps[0] != 90000 || st_tz.temps[1] != 80000 || st_tz.temps[2] != 70000)
+		return "for_each_thermal_trip() did not list the three trips in order";
+	snprintf(path, sizeof(path), "/sys/class/thermal/thermal_zone%d/trip_point_1_temp",
+		 st_tz_id(tz));
+	w = st_tz_write(path, "75000");
+	if (w)
+		return "the writable trip's sysfs file refused 75000";
+	if (st_tz.calls != 1 || st_tz.set_temp != 75000 || !st_tz.set_trip ||
+	    st_tz.set_trip->temperature != 80000)
+		return "the driver's set_trip_temp() did not get trip 1 before the store";
+	st_tz.visited = 0;
+	for_each_thermal_trip(tz, st_tz_trip_cb, &st_tz);
+	if (st_tz.temps[1] != 75000)
+		return "the new temperature of trip 1 was not stored";
+	snprintf(path, sizeof(path), "/sys/class/thermal/thermal_zone%d/trip_point_0_temp",
+		 st_tz_id(tz));
+	if (!st_tz_write(path, "85000") || st_tz.calls != 1)
+		return "the read-only trip's sysfs file took a write";
+	return NULL;
+}
+
+static const char *test_thermal_zone_of_a_trip_table_keeps_and_writes_it(void)
+{
+	struct thermal_zone_device *tz;
+	const char *err;
+
+	memset(&st_tz, 0, sizeof(st_tz));
+	{
+		struct thermal_trip trips[3] = {
+			{ .temperature = 90000, .type = THERMAL_TRIP_CRITICAL },
+			{ .temperature = 80000, .type = THERMAL_TRIP_PASSIVE,
+			  .flags = THERMAL_TRIP_FLAG_RW_TEMP },
+			{ .temperature = 70000, .type = THERMAL_TRIP_PASSIVE },
+		};
+
+		tz = thermal_zone_device_register_with_trips("retrofi_st", trips, 3, &st_tz,
+							     &st_tz_ops, NULL, 0, 0);
+		/* The table leaves scope here: the zone must have its own. */
+		memset(trips, 0, sizeof(trips));
+	}
+	if (IS_ERR(tz))
+		return "thermal_zone_device_register_with_trips() failed";
+	err = st_tz_check(tz);
+	thermal_zone_device_unregister(tz);
+	return err;
+}
+#endif

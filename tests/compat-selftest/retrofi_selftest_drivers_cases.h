@@ -34,3 +34,7 @@
 	TA(str_read_write_is_upstreams_word, str_read_write, 6, 1, 0),
 	T(lockdep_assert_not_held_is_silent_unheld, lockdep_assert_not_held),
 	T(device_get_mac_address_without_a_node_is_enoent, device_get_mac_address),
+	TX(pcim_request_all_regions_holds_the_bars_while_bound, pcim_request_all_regions, 6, 13, 0),
+#if IS_ENABLED(CONFIG_THERMAL) && IS_ENABLED(CONFIG_THERMAL_WRITABLE_TRIPS)
+	T(thermal_zone_of_a_trip_table_keeps_and_writes_it, thermal_trip_table),
+#endif

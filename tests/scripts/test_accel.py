@@ -68,6 +68,8 @@ def test_qemu_runs_under_tcg_unless_told_otherwise():
     assert argv[1:3] == ["-accel", "tcg"] and "kvm" not in argv
     for opt in ("-nographic", "-no-reboot", "-cpu", "max", "-nic", "none"):
         assert opt in argv
+    # the compat selftest's PCI device
+    assert argv[argv.index("-device") + 1] == "pci-testdev"
     assert "panic=-1" in argv[argv.index("-append") + 1]
 
 

@@ -53,7 +53,7 @@ def parse_options(path=os.path.join(OUT_TREE, "config", "options")):
 def facilities(options):
     """The base facilities the options need (needs that are not options)."""
     names = {o[0] for o in options}
-    return sorted({n for o in options for n in o[3] if n not in names})
+    return sorted({n for o in options for n in o[3] if n not in names and not n.startswith("!")})
 
 
 @pytest.fixture
@@ -168,6 +168,32 @@ def test_an_option_is_off_when_the_target_lacks_a_facility_it_needs(tree):
     header = (t / "include" / "retrofi" / "config.h").read_text()
     assert "/* CONFIG_CFG80211_DEBUGFS off: the target has no CONFIG_DEBUG_FS */" in header
     assert "/* CONFIG_MAC80211_DEBUGFS off: CONFIG_CFG80211_DEBUGFS is off */" in header
+
+
+def test_an_option_is_off_when_the_target_has_a_facility_it_must_not_have(tree):
+    """needs !FACILITY: mt76 carries the source's WED header, whose
+    structures match no older kernel that builds WED in (MediaTek SoCs)."""
+    t, klib = tree
+    p, got = config(tree, "RETROFI_MT76=m\n")
+    assert p.returncode == 0, p.stdout
+    assert got["MT76_CORE"] == "m" and got["MT7921E"] == "m"
+    (klib / ".config").write_text((klib / ".config").read_text()
+                                  + "CONFIG_NET_MEDIATEK_SOC_WED=y\n")
+    p, got = config(tree, "RETROFI_MT76=m\n")
+    assert p.returncode == 0, p.stdout
+    assert got["MT76_CORE"] == "" and got["MT7921E"] == ""
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_MT76_CORE off: the target has CONFIG_NET_MEDIATEK_SOC_WED */" in header
+
+
+def test_a_negated_need_of_an_option_is_refused(tree):
+    t, _ = tree
+    opts = t / "config" / "options"
+    opts.write_text(opts.read_text().replace(
+        "needs MAC80211_DEBUGFS DEBUG_FS", "needs MAC80211_DEBUGFS !ATH9K_PCI DEBUG_FS", 1))
+    p, _ = config(tree, defconfig("all"))
+    assert p.returncode != 0
+    assert "needs !ATH9K_PCI: a facility the target must not have is never an option" in p.stdout
 
 
 @pytest.mark.parametrize("line, message", [

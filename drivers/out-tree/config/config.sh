@@ -98,6 +98,8 @@ BEGIN {
 		else if ($i == "needs") {
 			for (i++; i <= NF; i++) {
 				needs[++nneeds] = $i
+				if ($i ~ /^!/ && (substr($i, 2) in known))
+					fail("option " name " needs " $i ": a facility the target must not have is never an option of config/options")
 				if (($i in known) && !($i in seen))
 					fail("option " name " needs " $i ", which config/options lists after it; fix: move " $i " above it")
 			}
@@ -121,7 +123,11 @@ BEGIN {
 	if (value != "n") {
 		for (i = 1; i <= nneeds; i++) {
 			n = needs[i]
-			if (n in seen) {
+			if (n ~ /^!/) {
+				if (api != "any" && (substr(n, 2) in base)) {
+					why = "the target has CONFIG_" substr(n, 2); value = "n"; break
+				}
+			} else if (n in seen) {
 				if (seen[n] == "n") { why = "CONFIG_" n " is off"; value = "n"; break }
 			} else if (api != "any" && !(n in base)) {
 				why = "the target has no CONFIG_" n; value = "n"; break
