@@ -139,6 +139,23 @@ static int st_napi_poll(struct napi_struct *napi, int budget)
 }
 
 /*
+ * An Ethernet device, not registered, whose private area is one NAPI
+ * instance added with poll: the device, or NULL.
+ */
+static struct net_device *st_napi_dev(int (*poll)(struct napi_struct *, int),
+				      struct napi_struct **napi)
+{
+	struct net_device *dev;
+
+	dev = alloc_netdev(sizeof(**napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	if (!dev)
+		return NULL;
+	*napi = netdev_priv(dev);
+	netif_napi_add(dev, *napi, poll);
+	return dev;
+}
+
+/*
  * netif_threaded_enable() (7.2 or older): every NAPI instance of the
  * device runs threaded, with its thread made. Threaded NAPI is 5.12's.
  */
@@ -149,11 +166,9 @@ static const char *test_netif_threaded_enable_makes_napi_threaded(void)
 	struct net_device *dev;
 	const char *err = NULL;
 
-	dev = alloc_netdev(sizeof(*napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	dev = st_napi_dev(st_napi_poll, &napi);
 	if (!dev)
 		return "alloc_netdev() failed";
-	napi = netdev_priv(dev);
-	netif_napi_add(dev, napi, st_napi_poll);
 	netif_threaded_enable(dev);
 	if (!test_bit(NAPI_STATE_THREADED, &napi->state))
 		err = "the NAPI instance is not threaded";
@@ -285,11 +300,9 @@ static const char *test_netif_napi_add_takes_the_default_weight(void)
 	struct net_device *dev;
 	const char *err = NULL;
 
-	dev = alloc_netdev(sizeof(*napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	dev = st_napi_dev(st_napi_poll, &napi);
 	if (!dev)
 		return "alloc_netdev() failed";
-	napi = netdev_priv(dev);
-	netif_napi_add(dev, napi, st_napi_poll);
 	if (list_empty(&dev->napi_list))
 		err = "the NAPI instance is not on the device";
 	else if (napi->weight != 64)
@@ -319,11 +332,9 @@ static const char *test_napi_schedule_says_whether_it_scheduled(void)
 	const char *err = NULL;
 	bool first, second;
 
-	dev = alloc_netdev(sizeof(*napi), "retrofi_st%d", NET_NAME_ENUM, ether_setup);
+	dev = st_napi_dev(st_napi_poll_complete, &napi);
 	if (!dev)
 		return "alloc_netdev() failed";
-	napi = netdev_priv(dev);
-	netif_napi_add(dev, napi, st_napi_poll_complete);
 	napi_enable(napi);
 	local_bh_disable();
 	first = napi_schedule(napi);
