@@ -1,8 +1,8 @@
 """The source's own KUnit suites as every booted row must run them.
 
 One job: which suites, and how many cases each, the source's test
-directories declare (net/wireless/tests, net/mac80211/tests: what the
-identity row runs), and whether a guest test that ran a test module's
+directories declare (net/wireless/tests, net/mac80211/tests, and iwlwifi's
+tests, mvm/tests and mld/tests: what the identity row runs), and whether a guest test that ran a test module's
 suites ran exactly those.  KUnit's own KTAP checks only that each suite
 ran the cases it planned; a suite that a row never built or registered
 would leave no trace there.  A case a row cannot run is its skip, declared
@@ -15,7 +15,10 @@ import re
 
 # The guest test that loads a test module -> the source directory of its suites.
 SUITE_DIRS = {"cfg80211_kunit_suites_pass": "net/wireless/tests",
-              "mac80211_kunit_suites_pass": "net/mac80211/tests"}
+              "mac80211_kunit_suites_pass": "net/mac80211/tests",
+              "iwlwifi_kunit_suites_pass": "drivers/net/wireless/intel/iwlwifi/tests",
+              "iwlmvm_kunit_suites_pass": "drivers/net/wireless/intel/iwlwifi/mvm/tests",
+              "iwlmld_kunit_suites_pass": "drivers/net/wireless/intel/iwlwifi/mld/tests"}
 
 _SUITE_RE = re.compile(r"static\s+struct\s+kunit_suite\s+(\w+)\s*=\s*\{(.*?)\n\};", re.S)
 _CASES_RE = re.compile(r"static\s+struct\s+kunit_case\s+(\w+)\s*\[\]\s*=\s*\{(.*?)\n\};", re.S)

@@ -271,6 +271,23 @@ class Matrix:
                 return f
         raise RetrofiError(f"unknown family '{name}'", where=self.path)
 
+    def ends(self):
+        """The names of the oldest and the newest default real target of the
+        selected source in the generic flavour, by the kernel line of its
+        ABI pattern ("5.10.*" before "7.3.*"): the rows the default matrix
+        builds every vendor driver for, and `make check`'s all-options
+        ends."""
+        lines = []
+        for t in self.targets:
+            m = re.match(r"^(\d+)\.(\d+)", t.abi)
+            if t.kind == "real" and t.default and t.flavour == "amd64" and m \
+                    and self.source_of(t) == self.source:
+                lines.append(((int(m.group(1)), int(m.group(2))), t.name))
+        if not lines:
+            return frozenset()
+        lines.sort()
+        return frozenset((lines[0][1], lines[-1][1]))
+
     def real_target(self, target):
         """The target whose kernel a target runs on (itself or a shape's base):
         a real target, or a build target (a kernel built from the source)."""

@@ -176,18 +176,29 @@ DEFCONFIG_ENV = "RETROFI_DEFCONFIG"
 # has one, so that its guest runs the source's KUnit suites as well. The
 # package's default, wifi, never installs test modules on a user's machine.
 KUNIT_DEFCONFIG = "wifi-kunit"
+# The matrix's ends (its oldest and newest default real target,
+# Matrix.ends()) build every vendor driver as well, in the same one build:
+# drivers-kunit where the KUnit is on, else drivers, where the tree has it.
+DRIVERS_KUNIT_DEFCONFIG = "drivers-kunit"
+DRIVERS_DEFCONFIG = "drivers"
 
 
-def run_defconfig(tree=None, kernel=None, api_level=""):
-    """The defconfig a matrix row builds: $RETROFI_DEFCONFIG; else
-    KUNIT_DEFCONFIG where tree has it and its KUnit is on for kernel (at
-    api_level, a shape's); else wifi."""
+def run_defconfig(tree=None, kernel=None, api_level="", drivers=False):
+    """The defconfig a matrix row builds: $RETROFI_DEFCONFIG; else, for a
+    row that builds the vendor drivers (drivers: one of Matrix.ends(), not
+    a shape), DRIVERS_KUNIT_DEFCONFIG or DRIVERS_DEFCONFIG, and for any
+    other row KUNIT_DEFCONFIG or wifi: the KUnit one where tree has it and
+    its KUnit is on for kernel (at api_level, a shape's), each only where
+    tree has it."""
     chosen = os.environ.get(DEFCONFIG_ENV)
     if chosen:
         return chosen
-    if tree is not None and kernel is not None and _kunit_on(tree, kernel, api_level):
-        return KUNIT_DEFCONFIG
-    return "wifi"
+    kunit = tree is not None and kernel is not None and _kunit_on(tree, kernel, api_level)
+    if drivers and not api_level and tree is not None:
+        for name in ((DRIVERS_KUNIT_DEFCONFIG,) if kunit else ()) + (DRIVERS_DEFCONFIG,):
+            if os.path.isfile(os.path.join(tree, "defconfigs", name)):
+                return name
+    return KUNIT_DEFCONFIG if kunit else "wifi"
 
 
 def _kunit_on(tree, kernel, api_level=""):
@@ -271,11 +282,13 @@ def failed_row(target, error, report_dir):
 
 
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
-               mode="tests", rt=False):
+               mode="tests", rt=False, drivers=False):
     """One target through build, initramfs and boot; returns a report Row.
 
-    accel: the run's retrofi_accel.Accel (TCG when None).
-    rt:    whether the matrix makes the row PREEMPT_RT (preempt_rt()).
+    accel:   the run's retrofi_accel.Accel (TCG when None).
+    rt:      whether the matrix makes the row PREEMPT_RT (preempt_rt()).
+    drivers: whether the row builds every vendor driver (one of the
+             matrix's ends, run_defconfig()).
     mode:  what the guest runs: "tests" (every guest test) or "stress"
            (tests/guest/init reads it from /etc/retrofi-mode)."""
     started = time.monotonic()
@@ -291,7 +304,8 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         t0 = time.monotonic()
         b = retrofi_build.build(tree, kernel, logs["build"], api_level=target.api_level,
                                 jobs=jobs, output_tree=True,
-                                defconfig=run_defconfig(tree, kernel, target.api_level))
+                                defconfig=run_defconfig(tree, kernel, target.api_level,
+                                                        drivers))
         row.stages["build"] = time.monotonic() - t0
     except RetrofiError as e:
         row.build, row.reason = "fail", e.format()
@@ -385,6 +399,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
     if boot and booted:
         first = kernels.targets[matrix.real_target(booted[0]).name]
         accel = retrofi_accel.choose(first, cache=cache)
+    ends = matrix.ends()
     workers = max(1, min(len(todo), os.cpu_count() or 1))
     # The builds share the cores through one make jobserver: a build that
     # runs alone (the last of a matrix, or while the others boot) gets them
@@ -395,7 +410,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
                                 trees[matrix.source_of(t).key], report_dir,
                                 boot and t in booted, jobs, accel, mode,
-                                preempt_rt(matrix, t)): t
+                                preempt_rt(matrix, t), t.name in ends): t
                     for t in todo}
             try:
                 for fut in retrofi_interrupt.completed(futs):

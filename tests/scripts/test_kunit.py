@@ -111,9 +111,38 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
     assert retrofi_run.run_defconfig() == "wifi"
     monkeypatch.setenv("RETROFI_DEFCONFIG", "drivers")
     assert retrofi_run.run_defconfig(tree, k73) == "drivers"
+    assert retrofi_run.run_defconfig(tree, k419, drivers=True) == "drivers"
     monkeypatch.delenv("RETROFI_DEFCONFIG")
+    # The matrix's ends build every vendor driver in the same one build:
+    # with the KUnit suites where they would have had wifi-kunit, a shape
+    # on an end's kernel never.
+    assert retrofi_run.run_defconfig(tree, k73, drivers=True) == "drivers-kunit"
+    assert retrofi_run.run_defconfig(tree, k510, drivers=True) == "drivers-kunit"
+    assert retrofi_run.run_defconfig(tree, k419, drivers=True) == "drivers"
+    assert retrofi_run.run_defconfig(tree, k510, api_level="2.6.21", drivers=True) == "wifi"
+    os.unlink(os.path.join(tree, "defconfigs", "drivers-kunit"))
+    assert retrofi_run.run_defconfig(tree, k73, drivers=True) == "drivers"
+    os.unlink(os.path.join(tree, "defconfigs", "drivers"))
+    assert retrofi_run.run_defconfig(tree, k73, drivers=True) == "wifi-kunit"
     os.unlink(os.path.join(tree, "defconfigs", "wifi-kunit"))
     assert retrofi_run.run_defconfig(tree, k73) == "wifi"
+
+
+def test_the_default_matrix_builds_the_vendor_drivers_on_its_oldest_and_newest_real_row():
+    """Matrix.ends(): the oldest and newest default real target of the
+    selected source in the generic flavour, by kernel line; the drivers
+    defconfig with KUnit is the drivers one plus RETROFI_KUNIT=m."""
+    from test_all_options import MATRIX
+    assert MATRIX.ends() == {"7.3", "5.10"}
+    import retrofi_matrix
+    only = retrofi_matrix.Matrix(MATRIX.path, MATRIX.source,
+                                 tuple(t for t in MATRIX.targets if t.name == "6.1"))
+    assert only.ends() == {"6.1"}
+    assert retrofi_matrix.Matrix(MATRIX.path, MATRIX.source, ()).ends() == frozenset()
+    d = os.path.join(retrofi_generate.REPO, "drivers", "out-tree-since-7.2", "defconfigs")
+    lines = {n: [l for l in open(os.path.join(d, n)).read().splitlines()
+                 if l and not l.startswith("#")] for n in ("drivers", "drivers-kunit")}
+    assert lines["drivers-kunit"] == lines["drivers"] + ["RETROFI_KUNIT=m"]
 
 
 def test_a_row_that_ran_another_set_of_suites_than_the_source_declares_fails():
@@ -145,10 +174,17 @@ def test_a_row_that_ran_another_set_of_suites_than_the_source_declares_fails():
 @pytest.mark.network
 def test_the_expected_set_is_what_the_source_declares(fetched):
     """The declarations the rows are held to, read from the source: five
-    cfg80211 suites and six mac80211 ones; a tree without the suite
-    directories holds its rows to nothing."""
+    cfg80211 suites, six mac80211 ones, and iwlwifi's three, iwlmvm's one
+    and iwlmld's eight; a tree without the suite directories holds its rows
+    to nothing."""
     sets = retrofi_kunit.expected_sets(fetched.source.path)
-    assert sorted(sets) == ["cfg80211_kunit_suites_pass", "mac80211_kunit_suites_pass"]
+    assert sorted(sets) == ["cfg80211_kunit_suites_pass", "iwlmld_kunit_suites_pass",
+                            "iwlmvm_kunit_suites_pass", "iwlwifi_kunit_suites_pass",
+                            "mac80211_kunit_suites_pass"]
+    assert sorted(sets["iwlwifi_kunit_suites_pass"]) == [
+        "iwl-average-db", "iwlwifi-devinfo", "iwlwifi-nvm_flags"]
+    assert sets["iwlmvm_kunit_suites_pass"] == {"iwlmvm-hcmd-names": 1}
+    assert len(sets["iwlmld_kunit_suites_pass"]) == 8
     assert sorted(sets["cfg80211_kunit_suites_pass"]) == [
         "cfg80211-chandef", "cfg80211-element-defragmentation", "cfg80211-ie-generation",
         "cfg80211-inform-bss", "cfg80211-scan-6ghz"]

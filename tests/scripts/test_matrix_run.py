@@ -35,6 +35,10 @@ GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
 # A row whose build has the tree's KUnit (every real target of the default
 # source) runs the source's suites after these.
 KUNIT_TESTS = ("cfg80211_kunit_suites_pass", "mac80211_kunit_suites_pass")
+# A row that builds the vendor drivers (the matrix's ends, the oldest among
+# them) runs these before its KUnit suites.
+DRIVER_TESTS = ("vendor_driver_ids_resolve_to_the_backport",
+                "vendor_drivers_load_and_unload_without_hardware")
 
 
 def _run_matrix(target, out, env=None):
@@ -83,19 +87,25 @@ def _assert_every_guest_test_passed(p, out, report, target, tests=GUEST_TESTS):
 @pytest.mark.network
 def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_path):
     """The oldest default real target: where the version-guarded, probed
-    and exported shims really run."""
+    and exported shims really run. It is one of the matrix's ends, so its
+    one build has every vendor driver the target can take as well, and the
+    guest proves their IDs and loads."""
     target = oldest_default_real().name
+    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
+    assert target in m.ends()
     out = tmp_path / "out"
     p, report = _run_matrix(target, out)
-    row = _assert_every_guest_test_passed(p, out, report, target, GUEST_TESTS + KUNIT_TESTS)
+    row = _assert_every_guest_test_passed(p, out, report, target,
+                                          GUEST_TESTS + DRIVER_TESTS + KUNIT_TESTS)
+    assert row["build"] == "ok" and any(m.endswith("rtw89_pci.ko") for m in row["modules"]), \
+        "the end's build has the vendor drivers"
 
     # Cached stages: the build of the same tree is the runner's, and the
     # initramfs of unchanged inputs (the runner's guest config) the same file.
-    m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     kt = retrofi_kernels.fetch(m, [target], with_source=False).targets[target]
     (tree,) = glob.glob(str(out / "retrofi-*"))
     b = retrofi_build.build(tree, kt, str(tmp_path / "build-again.log"),
-                            defconfig=retrofi_run.run_defconfig(tree, kt))
+                            defconfig=retrofi_run.run_defconfig(tree, kt, drivers=True))
     assert b.ok and b.cached, b.summary()
     assert b.tree == next(l for l in open(row["logs"]["build"]).read().splitlines()
                           if l.startswith("$ make -C ")).split()[3]
