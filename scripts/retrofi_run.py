@@ -201,6 +201,15 @@ def run_defconfig(tree=None, kernel=None, api_level="", drivers=False):
     return KUNIT_DEFCONFIG if kunit else "wifi"
 
 
+def builds_drivers(matrix, target, ends=None):
+    """Whether a matrix row builds every vendor driver (run_defconfig()'s
+    drivers): the matrix's ends (Matrix.ends(), passed in as ends when the
+    caller has them) and each build-only row of the sweep (every served
+    ABI), never a shape or another real row."""
+    ends = matrix.ends() if ends is None else ends
+    return target.name in ends or target.kind == retrofi_matrix.BUILD_ONLY
+
+
 def _kunit_on(tree, kernel, api_level=""):
     """Whether tree's KUNIT_DEFCONFIG turns RETROFI_KUNIT on for kernel: the
     tree's own config.sh --values (it writes nothing). A target it refuses
@@ -288,9 +297,9 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     accel:   the run's retrofi_accel.Accel (TCG when None).
     rt:      whether the matrix makes the row PREEMPT_RT (preempt_rt()).
     drivers: whether the row builds every vendor driver (one of the
-             matrix's ends, run_defconfig()).
-    mode:  what the guest runs: "tests" (every guest test) or "stress"
-           (tests/guest/init reads it from /etc/retrofi-mode)."""
+             matrix's ends, or a build-only row: run_defconfig()).
+    mode:    what the guest runs: "tests" (every guest test) or "stress"
+             (tests/guest/init reads it from /etc/retrofi-mode)."""
     started = time.monotonic()
     logs = {}
     tdir = os.path.join(report_dir, target.name)
@@ -410,7 +419,7 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
                                 trees[matrix.source_of(t).key], report_dir,
                                 boot and t in booted, jobs, accel, mode,
-                                preempt_rt(matrix, t), t.name in ends): t
+                                preempt_rt(matrix, t), builds_drivers(matrix, t, ends)): t
                     for t in todo}
             try:
                 for fut in retrofi_interrupt.completed(futs):

@@ -130,10 +130,16 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
 
 def test_the_default_matrix_builds_the_vendor_drivers_on_its_oldest_and_newest_real_row():
     """Matrix.ends(): the oldest and newest default real target of the
-    selected source in the generic flavour, by kernel line; the drivers
-    defconfig with KUnit is the drivers one plus RETROFI_KUNIT=m."""
+    selected source in the generic flavour, by kernel line, and every
+    build-only row of the sweep build the vendor drivers, no other row; the
+    drivers defconfig with KUnit is the drivers one plus RETROFI_KUNIT=m."""
     from test_all_options import MATRIX
+    import retrofi_run
     assert MATRIX.ends() == {"7.3", "5.10"}
+    builds = {t.name for t in MATRIX.select(["all"]) + MATRIX.select(["sweep"])
+              if retrofi_run.builds_drivers(MATRIX, t)}
+    sweep = {t.name for t in MATRIX.select(["sweep"])}
+    assert builds == {"7.3", "5.10"} | sweep and len(sweep) > 10
     import retrofi_matrix
     only = retrofi_matrix.Matrix(MATRIX.path, MATRIX.source,
                                  tuple(t for t in MATRIX.targets if t.name == "6.1"))
