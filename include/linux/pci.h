@@ -69,4 +69,20 @@ RETROFI_CENSUS(pcim_request_all_regions, "6.13", "probed",
 	       "PCI: Make pcim_request_all_regions() a public function (v6.13)");
 #endif /* < 6.13 */
 
+/*
+ * pcim_iomap_region() -- "PCI: Deprecate pcim_iomap_regions() in favor of
+ * pcim_iomap_region()" (v6.12): request one BAR and map it, both undone
+ * when the driver detaches; an IOMEM_ERR_PTR() on failure (mt7921e's
+ * probe). compat.ko requests and maps with pci_request_region() and
+ * pci_iomap() and undoes them with a device action; after
+ * pcim_enable_device() the PCI core's devres releases the region itself,
+ * so the action only unmaps. Exported there, so probed.
+ */
+#if RETROFI_API_NEED(6, 12, 0, RETROFI_HAVE_pcim_iomap_region)
+#define pcim_iomap_region LINUX_BACKPORT(pcim_iomap_region)
+void __iomem *pcim_iomap_region(struct pci_dev *pdev, int bar, const char *name);
+RETROFI_CENSUS(pcim_iomap_region, "6.12", "probed",
+	       "PCI: Deprecate pcim_iomap_regions() in favor of pcim_iomap_region() (v6.12)");
+#endif /* < 6.12 */
+
 #endif /* _RETROFI_LINUX_PCI_H */

@@ -32,4 +32,22 @@ RETROFI_CENSUS(PCI_VENDOR_ID_SPACEMIT, "7.2.12..7.3", "probed",
 	       "the SpacemiT PCI vendor and K3 device IDs (title and version not verified)");
 #endif /* < 7.3 */
 
+/*
+ * PCI_VENDOR_ID_ITTIM -- "wifi: mt76: mt7921e: Support MT7992 IP in Xiaomi
+ * Redmibook 15 Pro (2023)" (v6.7): the ITTIM vendor ID of mt7921e's ID
+ * table. Probed, by the preprocessor: a constant macro, defined again with
+ * upstream's value at a forced API level.
+ */
+#ifdef PCI_VENDOR_ID_ITTIM
+#define RETROFI_HAVE_PCI_VENDOR_ID_ITTIM 1
+#else
+#define RETROFI_HAVE_PCI_VENDOR_ID_ITTIM 0
+#endif
+#if RETROFI_API_NEED(6, 7, 0, RETROFI_HAVE_PCI_VENDOR_ID_ITTIM)
+#undef PCI_VENDOR_ID_ITTIM
+#define PCI_VENDOR_ID_ITTIM		0x0b48
+RETROFI_CENSUS(PCI_VENDOR_ID_ITTIM, "6.7", "probed",
+	       "wifi: mt76: mt7921e: Support MT7992 IP in Xiaomi Redmibook 15 Pro (2023) (v6.7)");
+#endif /* < 6.7 */
+
 #endif /* _RETROFI_LINUX_PCI_IDS_H */

@@ -101,6 +101,22 @@ int retrofi_for_each_thermal_trip(struct thermal_zone_device *tz,
 #define thermal_zone_device_register_with_trips retrofi_thermal_zone_device_register_with_trips
 #define thermal_zone_device_unregister retrofi_thermal_zone_device_unregister
 #define for_each_thermal_trip retrofi_for_each_thermal_trip
+/*
+ * devm_thermal_of_zone_register() of 6.11's operations: without
+ * CONFIG_THERMAL_OF (every Debian amd64 kernel) the kernel's own stub's
+ * answer, -ENOTSUPP (mt7915's zone, which it then does without). A
+ * kernel with device-tree thermal zones would need the operations
+ * converted as above; it is not carried, and the build fails there.
+ */
+#if !IS_ENABLED(CONFIG_THERMAL_OF)
+static inline struct thermal_zone_device *
+retrofi_devm_thermal_of_zone_register(struct device *dev, int id, void *data,
+				      const struct retrofi_thermal_zone_device_ops *ops)
+{
+	return ERR_PTR(-ENOTSUPP);
+}
+#define devm_thermal_of_zone_register retrofi_devm_thermal_of_zone_register
+#endif
 RETROFI_CENSUS(thermal_trip_table, "6.11", "structural",
 	       "thermal: trip: Pass trip pointer to .set_trip_temp() thermal zone callback (v6.11)");
 #endif /* < 6.11 */

@@ -75,6 +75,12 @@ static const char *test_pci_ids_spacemit_are_upstreams(void)
 	return "the SpacemiT IDs are not 0x201f, 0x0002";
 }
 
+/* PCI_VENDOR_ID_ITTIM (6.7): upstream's value. */
+static const char *test_pci_vendor_id_ittim_is_upstreams(void)
+{
+	return PCI_VENDOR_ID_ITTIM == 0x0b48 ? NULL : "PCI_VENDOR_ID_ITTIM is not 0x0b48";
+}
+
 /* QMI_SERVICE_ID_WLFW (7.2 or older): upstream's value. */
 static const char *test_qmi_service_id_wlfw_is_upstreams(void)
 {
@@ -571,7 +577,7 @@ static const char *test_device_get_mac_address_without_a_node_is_enoent(void)
  */
 #ifndef RETROFI_SELFTEST_INLINE_SHIMS_ONLY
 struct st_pci_probe {
-	int enable, request, second;
+	int enable, request, second, map, map_second, map_bad;
 	bool probed;
 };
 
@@ -588,6 +594,29 @@ static int st_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return st_pci.request;
 	st_pci.second = pci_request_region(pdev, 0, "retrofi_st_again");
 	if (!st_pci.second)
+		pci_release_region(pdev, 0);
+	return 0;
+}
+
+/*
+ * pcim_iomap_region() (6.12), in a second probe of the same device: BAR 0
+ * mapped and held while bound, a BAR out of range refused with -EINVAL.
+ */
+static int st_pci_probe_map(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	void __iomem *addr;
+
+	st_pci.probed = true;
+	st_pci.enable = pcim_enable_device(pdev);
+	if (st_pci.enable)
+		return st_pci.enable;
+	addr = pcim_iomap_region(pdev, 0, "retrofi_st");
+	st_pci.map = IS_ERR(addr) ? PTR_ERR(addr) : 0;
+	st_pci.map_bad = PTR_ERR_OR_ZERO(pcim_iomap_region(pdev, PCI_STD_NUM_BARS, "retrofi_st"));
+	if (st_pci.map)
+		return st_pci.map;
+	st_pci.map_second = pci_request_region(pdev, 0, "retrofi_st_again");
+	if (!st_pci.map_second)
 		pci_release_region(pdev, 0);
 	return 0;
 }
@@ -637,6 +666,47 @@ static const char *test_pcim_request_all_regions_holds_the_bars_while_bound(void
 			err = "the BARs are still requested after the driver left";
 		else
 			pci_release_regions(pdev);
+	}
+	pci_dev_put(pdev);
+	return err;
+}
+
+static struct pci_driver st_pci_map_driver = {
+	.name = "retrofi_st_pci_map",
+	.id_table = st_pci_ids,
+	.probe = st_pci_probe_map,
+	.remove = st_pci_remove,
+};
+
+static const char *test_pcim_iomap_region_maps_and_holds_the_bar_while_bound(void)
+{
+	struct pci_dev *pdev;
+	const char *err = NULL;
+
+	pdev = pci_get_device(0x1b36, 0x0005, NULL);
+	if (!pdev)
+		return "the guest has no pci-testdev (1b36:0005)";
+	memset(&st_pci, 0, sizeof(st_pci));
+	if (pci_register_driver(&st_pci_map_driver)) {
+		pci_dev_put(pdev);
+		return "pci_register_driver() failed";
+	}
+	if (!st_pci.probed)
+		err = "the driver did not probe the pci-testdev";
+	else if (st_pci.enable)
+		err = "pcim_enable_device() failed";
+	else if (st_pci.map)
+		err = "pcim_iomap_region() of BAR 0 failed";
+	else if (st_pci.map_bad != -EINVAL)
+		err = "pcim_iomap_region() of a BAR out of range is not -EINVAL";
+	else if (st_pci.map_second != -EBUSY)
+		err = "BAR 0 could be requested again while mapped";
+	pci_unregister_driver(&st_pci_map_driver);
+	if (!err) {
+		if (pci_request_region(pdev, 0, "retrofi_st_after"))
+			err = "BAR 0 is still requested after the driver left";
+		else
+			pci_release_region(pdev, 0);
 	}
 	pci_dev_put(pdev);
 	return err;

@@ -35,6 +35,8 @@
 	T(lockdep_assert_not_held_is_silent_unheld, lockdep_assert_not_held),
 	T(device_get_mac_address_without_a_node_is_enoent, device_get_mac_address),
 	TX(pcim_request_all_regions_holds_the_bars_while_bound, pcim_request_all_regions, 6, 13, 0),
+	TX(pcim_iomap_region_maps_and_holds_the_bar_while_bound, pcim_iomap_region, 6, 12, 0),
+	T(pci_vendor_id_ittim_is_upstreams, PCI_VENDOR_ID_ITTIM),
 #if IS_ENABLED(CONFIG_THERMAL) && IS_ENABLED(CONFIG_THERMAL_WRITABLE_TRIPS)
 	T(thermal_zone_of_a_trip_table_keeps_and_writes_it, thermal_trip_table),
 #endif
