@@ -52,4 +52,27 @@ RETROFI_CENSUS(WQ_PERCPU, "6.17", "probed",
 	       "workqueue: Add new WQ_PERCPU flag (v6.17)");
 #endif /* < 6.17 */
 
+/*
+ * WQ_BH -- "workqueue: Implement BH workqueues to eventually replace
+ * tasklets" (v6.9): a workqueue whose work items run in softirq context
+ * (rtw88's and rtw89's USB receive). Where the kernel lacks it the flag is
+ * 0, an ordinary per-CPU workqueue, and rule 0005-workqueue-bh-context
+ * makes each function such a workqueue runs call its body between
+ * retrofi_bh_work_begin() and retrofi_bh_work_end(): with bottom halves
+ * disabled, as softirq context has them, on the CPU the work runs on.
+ * Where the kernel has WQ_BH the two are nothing. Probed: an enumerator.
+ */
+#if RETROFI_API_NEED(6, 9, 0, RETROFI_HAVE_WQ_BH)
+#include <linux/bottom_half.h>
+#undef WQ_BH
+#define WQ_BH 0
+#define retrofi_bh_work_begin() local_bh_disable()
+#define retrofi_bh_work_end() local_bh_enable()
+RETROFI_CENSUS(WQ_BH, "6.9", "probed",
+	       "workqueue: Implement BH workqueues to eventually replace tasklets (v6.9)");
+#else
+#define retrofi_bh_work_begin() do { } while (0)
+#define retrofi_bh_work_end() do { } while (0)
+#endif /* < 6.9 */
+
 #endif /* _RETROFI_LINUX_WORKQUEUE_H */

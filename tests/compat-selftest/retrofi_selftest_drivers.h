@@ -27,6 +27,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
 #include <linux/thermal.h>
 #include <linux/soc/qcom/qmi.h>
 #include <linux/un.h>
@@ -454,6 +457,113 @@ static const char *test_wq_percpu_makes_a_bound_workqueue(void)
 	if (WQ_PERCPU & WQ_UNBOUND)
 		return "WQ_PERCPU includes WQ_UNBOUND";
 	return w.ran ? NULL : "the work did not run";
+}
+
+/*
+ * WQ_BH (6.9) with rule 0005-workqueue-bh-context: a function that a
+ * WQ_BH workqueue runs, wrapped as the rule wraps it, runs its body in
+ * softirq context (the kernel's BH workqueue) or with bottom halves
+ * disabled (an ordinary one, where the flag is 0): in_softirq() either way.
+ */
+struct st_bh_work {
+	struct work_struct work;
+	bool ran, in_softirq;
+};
+
+static void st_bh_work_fn_in_bh(struct work_struct *work)
+{
+	struct st_bh_work *w = container_of(work, struct st_bh_work, work);
+
+	w->in_softirq = in_softirq();
+	w->ran = true;
+}
+
+static void st_bh_work_fn(struct work_struct *work)
+{
+	retrofi_bh_work_begin();
+	st_bh_work_fn_in_bh(work);
+	retrofi_bh_work_end();
+}
+
+static const char *test_wq_bh_work_runs_with_bottom_halves_off(void)
+{
+	struct st_bh_work w = { .ran = false, .in_softirq = false };
+	struct workqueue_struct *wq;
+
+	wq = alloc_workqueue("retrofi_st_bh", WQ_BH, 0);
+	if (!wq)
+		return "alloc_workqueue(WQ_BH) failed";
+	INIT_WORK_ONSTACK(&w.work, st_bh_work_fn);
+	queue_work(wq, &w.work);
+	flush_work(&w.work);
+	destroy_workqueue(wq);
+	destroy_work_on_stack(&w.work);
+	if (!w.ran)
+		return "the work did not run";
+	return w.in_softirq ? NULL : "the work's body ran with bottom halves enabled";
+}
+
+/*
+ * DEFINE_SIMPLE_SYSFS_GROUP_VISIBLE() (6.10): a named group that its
+ * group_visible() hides shows userspace no file (the kernel of 6.10 makes
+ * no directory, the shim an empty one); one it shows has its files.
+ */
+static bool st_grp_shown;
+
+static bool st_grp_group_visible(struct kobject *kobj)
+{
+	return st_grp_shown;
+}
+
+DEFINE_SIMPLE_SYSFS_GROUP_VISIBLE(st_grp);
+
+static ssize_t st_file_show(struct kobject *kobj, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "1\n");
+}
+
+static struct kobj_attribute st_grp_file = __ATTR(st_file, 0444, st_file_show, NULL);
+static struct attribute *st_grp_attrs[] = { &st_grp_file.attr, NULL };
+static const struct attribute_group st_grp_group = {
+	.name = "st_grp",
+	.attrs = st_grp_attrs,
+	.is_visible = SYSFS_GROUP_VISIBLE(st_grp),
+};
+
+/* Whether kobj's group st_grp has its file st_file in sysfs. */
+static bool st_grp_file_exists(struct kobject *kobj)
+{
+	struct kernfs_node *dir, *file = NULL;
+
+	dir = kernfs_find_and_get(kobj->sd, "st_grp");
+	if (dir)
+		file = kernfs_find_and_get(dir, "st_file");
+	kernfs_put(file);
+	kernfs_put(dir);
+	return file;
+}
+
+static const char *test_sysfs_group_visible_hides_the_groups_files(void)
+{
+	const char *err = NULL;
+	bool shown;
+	int i;
+
+	for (i = 0; i < 2 && !err; i++) {
+		struct kobject *kobj = kobject_create_and_add("retrofi_st_grp", NULL);
+
+		if (!kobj)
+			return "kobject_create_and_add() failed";
+		st_grp_shown = i;
+		if (sysfs_create_group(kobj, &st_grp_group))
+			err = "sysfs_create_group() failed";
+		shown = st_grp_file_exists(kobj);
+		if (!err && shown != st_grp_shown)
+			err = shown ? "a hidden group's file is in sysfs" :
+				      "a shown group's file is not in sysfs";
+		kobject_put(kobj);
+	}
+	return err;
 }
 
 /* system_percpu_wq (6.17): the per-CPU system workqueue runs work. */

@@ -27,6 +27,8 @@
 	T(struct_size_t_sizes_the_type_and_saturates, struct_size_t),
 	T(sdio_ids_realtek_are_upstreams, SDIO_VENDOR_ID_REALTEK),
 	T(wq_percpu_makes_a_bound_workqueue, WQ_PERCPU),
+	T(wq_bh_work_runs_with_bottom_halves_off, WQ_BH),
+	T(sysfs_group_visible_hides_the_groups_files, DEFINE_SIMPLE_SYSFS_GROUP_VISIBLE),
 	T(system_percpu_wq_runs_work, system_percpu_wq),
 	TX(kvmemdup_copies_small_and_large, kvmemdup, 6, 3, 0),
 	TA(pci_clear_and_set_config_dword_is_the_helper, pci_clear_and_set_config_dword, 6, 8, 0),

@@ -116,16 +116,14 @@ def test_for_a_6_1_kernel_the_vendor_modules_it_does_not_get_are_not_listed_and_
     assert err == ""
     sel = build_selects(tree, klib, "drivers", tmp_path)
     assert sorted(kos) == sorted(sel.modules)
-    # 6.1 gets the stack, rtw88's and rtw89's PCIe and SDIO chips, ath10k,
-    # ath9k_htc, carl9170, iwlwifi and mt76; not ath11k, ath12k, nor the
-    # Realtek USB glue (since 6.9).
+    # 6.1 gets the stack, rtw88's and rtw89's PCIe, SDIO and USB chips,
+    # ath10k, ath9k_htc, carl9170, iwlwifi and mt76; not ath11k or ath12k.
     got = set(names(kos))
     assert set(STACK) <= got
-    assert {"rtw88_8822ce", "rtw88_8822cs", "rtw89_8852ae", "ath10k_pci", "ath9k_htc",
-            "carl9170", "iwlwifi", "iwlmld", "mt76", "mt7921e", "mt7925u", "mt7996e",
-            "mt76x2u"} <= got, sorted(got)
-    assert not {"ath11k_pci", "ath12k", "rtw88_usb", "rtw88_8822cu",
-                "rtw89_usb"} & got, sorted(got)
+    assert {"rtw88_8822ce", "rtw88_8822cs", "rtw88_usb", "rtw88_8822cu", "rtw89_8852ae",
+            "rtw89_usb", "rtw89_8852bu", "ath10k_pci", "ath9k_htc", "carl9170", "iwlwifi",
+            "iwlmld", "mt76", "mt7921e", "mt7925u", "mt7996e", "mt76x2u"} <= got, sorted(got)
+    assert not {"ath11k_pci", "ath12k"} & got, sorted(got)
     # What MAKE[0] runs first, into dkms's make.log: each module not built, and why.
     p = subprocess.run(["sh", "config/modules.sh", "--report", klib, "defconfigs/drivers"], cwd=tree,
                        stdout=subprocess.PIPE, text=True, check=True)
@@ -137,8 +135,6 @@ def test_for_a_6_1_kernel_the_vendor_modules_it_does_not_get_are_not_listed_and_
     assert ("retrofi: not built: drivers/net/wireless/ath/ath12k/wifi7/ "
             "(RETROFI_CONFIG_ATH12K off: not backported below 6.12)") in report, p.stdout
     assert not [l for l in report if "/mediatek/" in l], p.stdout
-    assert ("retrofi: not built: drivers/net/wireless/realtek/rtw88/rtw88_usb.ko "
-            "(RETROFI_CONFIG_RTW88_USB off: not backported below 6.9)") in report, p.stdout
     # Every module the 7.3 kernel gets and this one does not is named with its reason.
     named = {l.split()[3] for l in report}
     k73 = stand_in_kernel(tmp_path / "k73", 7, 3)
