@@ -57,6 +57,9 @@ class Shim:
                            # or a bound "6.12.118..7.2.6" (since_bounds())
     kind: str              # additive | probed | structural | config
     change: str            # the upstream change it stands in for
+    # Where catalog() found the record (relative to the tree: "include/
+    # linux/rfkill.h"); "" for a record read from a module.
+    path: str = dataclasses.field(default="", compare=False)
 
 
 def since_bounds(since, where="census record"):
@@ -241,7 +244,8 @@ def catalog(tree):
                 text = open(path, errors="replace").read()
                 for m in CENSUS_CALL_RE.finditer(text):
                     change = "".join(re.findall(r'"([^"]*)"', m.group(4)))
-                    s = Shim(m.group(1), m.group(2), m.group(3), change)
+                    s = Shim(m.group(1), m.group(2), m.group(3), change,
+                             os.path.relpath(path, tree))
                     line = text.count("\n", 0, m.start()) + 1
                     if s.kind not in KINDS or not SINCE_RE.match(s.since):
                         raise RetrofiError(f"RETROFI_CENSUS({s.name}, ...) has kind '{s.kind}' "
@@ -258,15 +262,47 @@ def catalog(tree):
     return tuple(sorted(shims.values()))
 
 
-def required(cat, api_level):
+def required(cat, api_level, included=None):
     """The shims of catalog cat that must be in force at api_level: every
-    additive or probed one for an API newer than the level."""
+    additive or probed one for an API newer than the level. included (from
+    included_files()): only those recorded in a file the build compiled or
+    included, or in compat/ (compat.ko is in every build): a header no
+    module includes (that of a driver the level does not build) cannot
+    leave the target's own API in use."""
     level = level_code(api_level)
     return tuple(s for s in cat if s.kind in ("additive", "probed")
-                 and version_code(s.since) > level)
+                 and version_code(s.since) > level
+                 and (included is None or not s.path or s.path.startswith("compat/")
+                      or s.path in included))
 
 
-def missing(census, cat, api_level):
+def missing(census, cat, api_level, included=None):
     """Names of the shims required at api_level that no module carries."""
     have = census.names()
-    return sorted(s.name for s in required(cat, api_level) if s.name not in have)
+    return sorted(s.name for s in required(cat, api_level, included) if s.name not in have)
+
+
+DEP_RE = re.compile(r"(/[^\s\\:]+\.[ch])\b")
+
+
+def included_files(tree):
+    """The files of tree (paths relative to it) that its built objects were
+    compiled from or included, from the dependency lists Kbuild writes
+    beside them (.<object>.o.cmd); None where tree has no such list (then
+    every record counts)."""
+    root = os.path.realpath(tree) + os.sep
+    found, lists, seen = set(), 0, set()
+    for d, dirs, files in os.walk(tree):
+        dirs.sort()
+        for f in files:
+            if not (f.startswith(".") and f.endswith(".o.cmd")):
+                continue
+            lists += 1
+            for dep in DEP_RE.findall(open(os.path.join(d, f), errors="replace").read()):
+                if dep in seen:
+                    continue
+                seen.add(dep)
+                dep = os.path.realpath(dep)
+                if dep.startswith(root):
+                    found.add(dep[len(root):])
+    return found if lists else None

@@ -100,7 +100,14 @@ def _census(target, b, row):
         return
     row.notes.append(f"shape: the API of {target.api_level} on {b.target}, "
                      f"{len(row.shims)} shims in force")
-    missing = retrofi_census.missing(b.census, retrofi_census.catalog(b.tree), target.api_level)
+    cat = retrofi_census.catalog(b.tree)
+    included = retrofi_census.included_files(b.tree)
+    missing = retrofi_census.missing(b.census, cat, target.api_level, included)
+    unused = len(retrofi_census.required(cat, target.api_level)) - \
+        len(retrofi_census.required(cat, target.api_level, included))
+    if unused:
+        row.notes.append(f"{unused} shims newer than {target.api_level} not required: "
+                         "their headers are in no object of this build")
     if missing:
         row.build = "fail"
         row.reason = (f"{len(missing)} shims that must be in force at API level "

@@ -106,6 +106,28 @@ RETROFI_CENSUS(DEFINE_RAW_FLEX, "6.10", "probed",
 #endif /* < 6.10 */
 
 /*
+ * __struct_size() -- "overflow: add DEFINE_FLEX() for on-stack allocs"
+ * (v6.7) moved it from <linux/fortify-string.h>, which defines it only
+ * with CONFIG_FORTIFY_SOURCE (Debian's 6.1 has it there, 5.10 has none),
+ * to <linux/compiler_types.h>: the size of the object a pointer points
+ * to, as the compiler knows it (iwlmvm sizes its DEFINE_RAW_FLEX()
+ * commands with it). The compiler's __builtin_object_size(p, 0), as
+ * fortify-string.h writes it, so that a later definition there is the
+ * same one. Probed, by the preprocessor: a macro.
+ */
+#ifdef __struct_size
+#define RETROFI_HAVE___struct_size 1
+#else
+#define RETROFI_HAVE___struct_size 0
+#endif
+#if RETROFI_API_NEED(6, 7, 0, RETROFI_HAVE___struct_size)
+#undef __struct_size
+#define __struct_size(p)	__builtin_object_size(p, 0)
+RETROFI_CENSUS(__struct_size, "6.7", "probed",
+	       "overflow: add DEFINE_FLEX() for on-stack allocs (v6.7)");
+#endif /* < 6.7 */
+
+/*
  * struct_size_t() -- "overflow: Add struct_size_t() helper" (v6.5): the
  * size of a structure type with a trailing array of count elements,
  * SIZE_MAX on overflow (rtw89's core). Upstream's body. Probed, by the

@@ -46,4 +46,25 @@ RETROFI_CENSUS(rfkill_set_hw_state_reason, "5.11", "probed",
 	       "rfkill: add a reason to the HW rfkill state (v5.11)");
 #endif /* < 5.11 */
 
+/*
+ * rfkill_soft_blocked() -- "rfkill: allow to get the software rfkill
+ * state" (v5.17): whether the device is soft blocked, whatever its hard
+ * state. Older cores keep the two states in struct rfkill, which is
+ * private to net/rfkill/core.c, and export only rfkill_blocked() (soft
+ * or hard), so the shim answers with that: exact while the device is not
+ * hard blocked; while it is, it says blocked where upstream may not. Its
+ * one caller in the tree, iwlmvm, hands the value to iwlmei only when
+ * iwlmei is registered, and the tree never builds iwlmei (IWLMEI fixed
+ * n). Probed.
+ */
+#if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_rfkill_soft_blocked)
+static inline bool LINUX_BACKPORT(rfkill_soft_blocked)(struct rfkill *rfkill)
+{
+	return rfkill_blocked(rfkill);
+}
+#define rfkill_soft_blocked LINUX_BACKPORT(rfkill_soft_blocked)
+RETROFI_CENSUS(rfkill_soft_blocked, "5.17", "probed",
+	       "rfkill: allow to get the software rfkill state (v5.17)");
+#endif /* < 5.17 */
+
 #endif /* _RETROFI_LINUX_RFKILL_H */

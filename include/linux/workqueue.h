@@ -82,18 +82,19 @@ RETROFI_CENSUS(WQ_BH, "6.9", "probed",
  * WQ_PERCPU from stable without it). There alloc_workqueue() warns about
  * the flag and returns NULL for the per-CPU BH workqueue that rtw88's and
  * rtw89's USB glue ask for. A BH workqueue is per-CPU by nature, so the
- * shim drops WQ_PERCPU from the flags of a BH one. Probed: a compile
- * probe of the enumerator's value; only at an API level that has WQ_BH
- * (below it, WQ_BH's own shim above), and only where alloc_workqueue() is
- * a function (a macro of the kernel is left alone).
+ * shim drops WQ_PERCPU from the flags of a BH one. Structural, probed (a
+ * compile probe of the enumerator's value): it corrects the target's own
+ * alloc_workqueue(), so the API level never forces it; only at an API
+ * level that has WQ_BH (below it, WQ_BH's own shim above), and only where
+ * alloc_workqueue() is a function (a macro of the kernel is left alone).
  */
-#if RETROFI_API_NEED(6, 17, 0, RETROFI_HAVE_wq_bh_allows_percpu) && \
+#if RETROFI_LINUX_LESS(6, 17, 0) && !RETROFI_HAVE_wq_bh_allows_percpu && \
 	!RETROFI_API_LESS(6, 9, 0) && !defined(alloc_workqueue)
 #define retrofi_wq_bh_flags(flags) \
 	(((flags) & WQ_BH) ? ((flags) & ~WQ_PERCPU) : (flags))
 #define alloc_workqueue(fmt, flags, max_active, ...) \
 	alloc_workqueue(fmt, retrofi_wq_bh_flags(flags), max_active, ##__VA_ARGS__)
-RETROFI_CENSUS(wq_bh_allows_percpu, "6.17", "probed",
+RETROFI_CENSUS(wq_bh_allows_percpu, "6.17", "structural",
 	       "the WQ_PERCPU allowance of BH workqueues (v6.17, title not verified)");
 #endif /* < 6.17 */
 

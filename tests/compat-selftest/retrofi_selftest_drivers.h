@@ -24,6 +24,7 @@
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
 #include <linux/property.h>
+#include <linux/rfkill.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
@@ -405,6 +406,92 @@ static const char *test_struct_size_t_sizes_the_type_and_saturates(void)
 	if (struct_size_t(struct st_sized, items, huge) != SIZE_MAX)
 		return "struct_size_t() of an overflowing count does not saturate";
 	return NULL;
+}
+
+/*
+ * __struct_size() (6.7), as iwlmvm sizes a DEFINE_RAW_FLEX() command: the
+ * whole on-stack object (header and elements, padded).
+ */
+static const char *test_struct_size_is_the_size_of_a_raw_flex_object(void)
+{
+	DEFINE_RAW_FLEX(struct st_sized, f, items, 5);
+	size_t one = 1;
+
+	if (__struct_size(f) != sizeof(f_u))
+		return "__struct_size() of a raw flex object is not its size on the stack";
+	if (__struct_size(f) < sizeof(struct st_sized) + 5 * sizeof(u16))
+		return "__struct_size() of a raw flex object of 5 u16 items is short of them";
+	return __struct_size(&one) == sizeof(one) ? NULL :
+		"__struct_size() of a size_t on the stack is not sizeof(size_t)";
+}
+
+/*
+ * Every local variable starts zeroed, as on the source's own kernel
+ * (CONFIG_INIT_STACK_ALL_ZERO from 6.1; Kbuild.cflags adds
+ * -ftrivial-auto-var-init=zero where the target's build has neither it
+ * nor the pattern). The first call leaves a pattern where the second's
+ * array will be, read through a pointer the compiler cannot follow.
+ */
+static noinline void st_stack_fill(void)
+{
+	u8 buf[64];
+
+	memset(buf, 0xa5, sizeof(buf));
+	barrier_data(buf);
+}
+
+static noinline const char *st_stack_read(void)
+{
+	u8 buf[64];
+	u8 *p = buf;
+	size_t i;
+
+	OPTIMIZER_HIDE_VAR(p);
+	for (i = 0; i < sizeof(buf); i++)
+		if (READ_ONCE(p[i]))
+			return "a local array does not start zeroed";
+	return NULL;
+}
+
+static const char *test_stack_variables_start_zeroed(void)
+{
+	st_stack_fill();
+	return st_stack_read();
+}
+
+/*
+ * rfkill_soft_blocked() (5.17) follows the soft state set on a device
+ * that is not hard blocked (the shim's exact range: docs/compat.md).
+ */
+static int st_drv_rfkill_set_block(void *data, bool blocked)
+{
+	return 0;
+}
+
+static const struct rfkill_ops st_drv_rfkill_ops = {
+	.set_block = st_drv_rfkill_set_block,
+};
+
+static const char *test_rfkill_soft_blocked_follows_the_soft_state(void)
+{
+	struct rfkill *rfk;
+	const char *err = NULL;
+
+	if (!IS_ENABLED(CONFIG_RFKILL))
+		return SKIP("the target has no rfkill");
+	rfk = rfkill_alloc("retrofi_selftest_soft", NULL, RFKILL_TYPE_WLAN,
+			   &st_drv_rfkill_ops, NULL);
+	if (!rfk)
+		return "rfkill_alloc failed";
+	rfkill_init_sw_state(rfk, false);
+	if (rfkill_soft_blocked(rfk))
+		err = "a device never blocked is soft blocked";
+	else if (!rfkill_set_sw_state(rfk, true) || !rfkill_soft_blocked(rfk))
+		err = "a soft block is not seen";
+	else if (rfkill_set_sw_state(rfk, false) || rfkill_soft_blocked(rfk))
+		err = "the soft block is seen after it was lifted";
+	rfkill_destroy(rfk);
+	return err;
 }
 
 /* SDIO_VENDOR_ID_REALTEK and rtw88's SDIO chips (6.4 to 6.9): upstream's values. */

@@ -437,10 +437,10 @@ def test_a_helper_block_is_no_api_row_and_no_newer_than_its_shims(tmp_path):
 def test_the_overflow_helpers_are_no_api_of_4_19():
     # retrofi_size_mul()/retrofi_size_add() are compiled below 5.9 for
     # flex_array_size(); 4.19 has array_size() and struct_size() (6.5's
-    # struct_size_t() is an API of its own).
+    # struct_size_t() and 6.7's __struct_size() are APIs of their own).
     rows = retrofi_api_census.api_census(REPO, "4.19")
     assert [r["api"] for r in rows if "array_size" in r["api"] or "struct_size" in r["api"]] \
-        == ["flex_array_size", "struct_size_t"]
+        == ["flex_array_size", "struct_size_t", "__struct_size"]
 
 
 def test_an_out_of_line_block_exports_only_what_its_header_guard_records(tmp_path):
@@ -741,3 +741,29 @@ def test_the_guest_reads_every_kind_of_census_record():
     init = open(os.path.join(REPO, "tests", "guest", "init"), encoding="utf-8").read()
     (kinds,) = re.findall(r'^\trecord="\^.*\[\|\]\(([a-z|]+)\)\[\|\]"$', init, re.M)
     assert sorted(kinds.split("|")) == sorted(retrofi_census.KINDS)
+
+
+def test_shape_row_requires_only_the_shims_of_headers_its_objects_include(tmp_path):
+    """Kbuild's dependency lists (.<object>.o.cmd) say which files each
+    object included: a shim of a header no object of the build includes
+    (that of a driver the shape does not build) cannot leave the base's own
+    API in use, so the row does not require it; once an object includes
+    the header, the shim it lacks fails the row again."""
+    b = built(tmp_path, retrofi_census.version_code("3.0"))
+    tree = tmp_path / "tree"
+    cmd = tree / ".stack.o.cmd"
+    cmd.write_text(f"deps_stack.o := \\\n  {tree}/stack.c \\\n  /usr/src/linux/include/linux/list.h \\\n")
+    assert retrofi_census.included_files(str(tree)) == {"stack.c"}
+    row = retrofi_report.Row("2.6.21", "shape", "ok", "not run")
+    retrofi_run._census(shape_target("2.6.21"), b, row)
+    assert row.build == "ok" and not row.reason
+    assert any("not required: their headers are in no object of this build" in n
+               for n in row.notes), row.notes
+    cmd.write_text(f"deps_stack.o := \\\n  {tree}/stack.c \\\n  {tree}/include/shims.h \\\n")
+    row = retrofi_report.Row("2.6.21", "shape", "ok", "not run")
+    retrofi_run._census(shape_target("2.6.21"), b, row)
+    assert row.build == "fail" and "list_first_entry" in row.reason
+
+
+def test_a_tree_without_dependency_lists_requires_every_shim(tmp_path):
+    assert retrofi_census.included_files(str(tmp_path)) is None

@@ -86,10 +86,10 @@ def test_the_sources_kunit_suites_pass_in_a_guest_on_the_trees_own_kunit(fetched
 
 
 def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_path, monkeypatch):
-    """make matrix: a row whose target gets the tree's KUnit builds the
-    wifi selection with it, so its guest runs the suites; every other row,
-    a shape at an older API level, a tree without the defconfig and an
-    explicit RETROFI_DEFCONFIG keep what they had."""
+    """make matrix: a row whose target gets the tree's KUnit (every real
+    target and every shape: RETROFI_KUNIT has no "since") builds the wifi
+    selection with it, so its guest runs the suites; a tree without the
+    defconfig and an explicit RETROFI_DEFCONFIG keep what they had."""
     import types
     import retrofi_run
     from test_dkms_modules import default_source_tree, stand_in_kernel
@@ -103,23 +103,24 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
                              for n, v in (("k73", (7, 3)), ("k610", (6, 1)),
                                           ("k510", (5, 10)), ("k419", (4, 19))))
     assert retrofi_run.run_defconfig(tree, k73) == "wifi-kunit"
-    # RETROFI_KUNIT is since 5.10, the oldest real target.
     assert retrofi_run.run_defconfig(tree, k610) == "wifi-kunit"
     assert retrofi_run.run_defconfig(tree, k510) == "wifi-kunit"
-    assert retrofi_run.run_defconfig(tree, k419) == "wifi"
-    assert retrofi_run.run_defconfig(tree, k73, api_level="2.6.21") == "wifi"
+    assert retrofi_run.run_defconfig(tree, k419) == "wifi-kunit"
+    # The shapes: their API level keeps KUnit (it builds at 2.6.21).
+    assert retrofi_run.run_defconfig(tree, k73, api_level="2.6.21") == "wifi-kunit"
     assert retrofi_run.run_defconfig() == "wifi"
     monkeypatch.setenv("RETROFI_DEFCONFIG", "drivers")
     assert retrofi_run.run_defconfig(tree, k73) == "drivers"
     assert retrofi_run.run_defconfig(tree, k419, drivers=True) == "drivers"
     monkeypatch.delenv("RETROFI_DEFCONFIG")
     # The matrix's ends build every vendor driver in the same one build:
-    # with the KUnit suites where they would have had wifi-kunit, a shape
-    # on an end's kernel never.
+    # with the KUnit suites where they would have had wifi-kunit; a shape
+    # on an end's kernel builds no driver (wifi-kunit).
     assert retrofi_run.run_defconfig(tree, k73, drivers=True) == "drivers-kunit"
     assert retrofi_run.run_defconfig(tree, k510, drivers=True) == "drivers-kunit"
-    assert retrofi_run.run_defconfig(tree, k419, drivers=True) == "drivers"
-    assert retrofi_run.run_defconfig(tree, k510, api_level="2.6.21", drivers=True) == "wifi"
+    assert retrofi_run.run_defconfig(tree, k419, drivers=True) == "drivers-kunit"
+    assert retrofi_run.run_defconfig(tree, k510, api_level="2.6.21", drivers=True) == \
+        "wifi-kunit"
     os.unlink(os.path.join(tree, "defconfigs", "drivers-kunit"))
     assert retrofi_run.run_defconfig(tree, k73, drivers=True) == "drivers"
     os.unlink(os.path.join(tree, "defconfigs", "drivers"))

@@ -35,6 +35,10 @@ GUEST_TESTS = ("backport_modules_are_loaded_from_updates",
 # A row whose build has the tree's KUnit (every real target of the default
 # source) runs the source's suites after these.
 KUNIT_TESTS = ("cfg80211_kunit_suites_pass", "mac80211_kunit_suites_pass")
+# A row that builds iwlwifi with the tree's KUnit (the matrix's ends: its
+# since is 5.10) runs iwlwifi's own suites after the stack's.
+IWLWIFI_KUNIT_TESTS = ("iwlwifi_kunit_suites_pass", "iwlmvm_kunit_suites_pass",
+                       "iwlmld_kunit_suites_pass")
 # A row that builds the vendor drivers (the matrix's ends, the oldest among
 # them) runs these before its KUnit suites.
 DRIVER_TESTS = ("vendor_driver_ids_resolve_to_the_backport",
@@ -96,8 +100,10 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     out = tmp_path / "out"
     p, report = _run_matrix(target, out)
     row = _assert_every_guest_test_passed(p, out, report, target,
-                                          GUEST_TESTS + DRIVER_TESTS + KUNIT_TESTS)
-    assert row["build"] == "ok" and any(m.endswith("rtw89_pci.ko") for m in row["modules"]), \
+                                          GUEST_TESTS + DRIVER_TESTS + KUNIT_TESTS
+                                          + IWLWIFI_KUNIT_TESTS)
+    assert row["build"] == "ok" and any(m.endswith("rtw89_pci.ko") for m in row["modules"]) \
+        and any(m.endswith("iwlmld.ko") for m in row["modules"]), \
         "the end's build has the vendor drivers"
 
     # Cached stages: the build of the same tree is the runner's, and the
