@@ -401,6 +401,17 @@ static const struct rfkill_ops st_rfkill_ops = {
 	.set_block = st_rfkill_set_block,
 };
 
+/* A WLAN rfkill device of the selftest's own: not registered, unblocked. */
+static struct rfkill *st_rfkill_alloc(const char *name)
+{
+	struct rfkill *rfk = rfkill_alloc(name, NULL, RFKILL_TYPE_WLAN,
+					  &st_rfkill_ops, NULL);
+
+	if (rfk)
+		rfkill_init_sw_state(rfk, false);
+	return rfk;
+}
+
 static const char *test_rfkill_hw_state_reason_blocks_and_unblocks(void)
 {
 	struct rfkill *rfk;
@@ -408,11 +419,9 @@ static const char *test_rfkill_hw_state_reason_blocks_and_unblocks(void)
 
 	if (!IS_ENABLED(CONFIG_RFKILL))
 		return SKIP("the target has no rfkill");
-	rfk = rfkill_alloc("retrofi_selftest", NULL, RFKILL_TYPE_WLAN,
-			   &st_rfkill_ops, NULL);
+	rfk = st_rfkill_alloc("retrofi_selftest");
 	if (!rfk)
 		return "rfkill_alloc failed";
-	rfkill_init_sw_state(rfk, false);
 	if (!rfkill_set_hw_state_reason(rfk, true, RFKILL_HARD_BLOCK_SIGNAL))
 		err = "blocking did not report the device blocked";
 	else if (!rfkill_blocked(rfk))

@@ -461,17 +461,9 @@ static const char *test_stack_variables_start_zeroed(void)
 
 /*
  * rfkill_soft_blocked() (5.17) follows the soft state set on a device
- * that is not hard blocked (the shim's exact range: docs/compat.md).
+ * that is not hard blocked (the shim's exact range: iwlwifi-ath1xk.md),
+ * on a device of st_rfkill_alloc() (retrofi_selftest_5x.h).
  */
-static int st_drv_rfkill_set_block(void *data, bool blocked)
-{
-	return 0;
-}
-
-static const struct rfkill_ops st_drv_rfkill_ops = {
-	.set_block = st_drv_rfkill_set_block,
-};
-
 static const char *test_rfkill_soft_blocked_follows_the_soft_state(void)
 {
 	struct rfkill *rfk;
@@ -479,11 +471,9 @@ static const char *test_rfkill_soft_blocked_follows_the_soft_state(void)
 
 	if (!IS_ENABLED(CONFIG_RFKILL))
 		return SKIP("the target has no rfkill");
-	rfk = rfkill_alloc("retrofi_selftest_soft", NULL, RFKILL_TYPE_WLAN,
-			   &st_drv_rfkill_ops, NULL);
+	rfk = st_rfkill_alloc("retrofi_selftest_soft");
 	if (!rfk)
 		return "rfkill_alloc failed";
-	rfkill_init_sw_state(rfk, false);
 	if (rfkill_soft_blocked(rfk))
 		err = "a device never blocked is soft blocked";
 	else if (!rfkill_set_sw_state(rfk, true) || !rfkill_soft_blocked(rfk))
