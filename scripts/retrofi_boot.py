@@ -33,9 +33,13 @@ DEFAULT_TIMEOUT = 180
 TAIL_LINES = 30
 QEMU = "qemu-system-x86_64"
 # Console: warnings and worse (level <= 4) live, so a splat is on the console
-# even when the guest hangs; the guest dumps the full dmesg when done.
+# even when the guest hangs; the guest dumps the full dmesg when done. That
+# dump must reach back to the boot ("Run /init as init process": the
+# report's boot and tests stages): Debian's 128 KiB log buffer
+# (CONFIG_LOG_BUF_SHIFT=17) wraps before a row with iwlwifi's KUnit suites
+# is done, so the buffer is 4 MiB.
 KERNEL_ARGS = "console=ttyS0 panic=-1 oops=panic loglevel=5 printk.time=1 " \
-              "hung_task_timeout_secs=30 softlockup_panic=0"
+              "log_buf_len=4M hung_task_timeout_secs=30 softlockup_panic=0"
 
 
 @dataclasses.dataclass(frozen=True)
