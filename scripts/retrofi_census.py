@@ -289,11 +289,13 @@ def included_files(tree):
     """The files of tree (paths relative to it) that its built objects were
     compiled from or included, from the dependency lists Kbuild writes
     beside them (.<object>.o.cmd); None where tree has no such list (then
-    every record counts)."""
+    every record counts). A hidden directory is not the tree's build: the
+    compat selftest is built in <tree>/.retrofi-selftest after the census
+    (retrofi_initramfs), and its includes are its own."""
     root = os.path.realpath(tree) + os.sep
     found, lists, seen = set(), 0, set()
     for d, dirs, files in os.walk(tree):
-        dirs.sort()
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
         for f in files:
             if not (f.startswith(".") and f.endswith(".o.cmd")):
                 continue

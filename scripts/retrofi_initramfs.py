@@ -218,6 +218,12 @@ def build_selftest(tree, target, workdir, api_level=""):
                            fix=f"make -C {tree} KLIB={target.headers}")
     flags = (f"-I{tree}/include -I{tree}/include/uapi "
              f"-include {tree}/include/retrofi/version.h")
+    # A target with KUnit of its own: the tree's build linked the target's
+    # <kunit/*.h> ahead of the tree's copies (its Kbuild); the selftest
+    # sees the same.
+    target_kunit = os.path.join(tree, "include", "retrofi", "target-kunit")
+    if os.path.isdir(target_kunit):
+        flags = f"-I{target_kunit} " + flags
     argv = ["make", "-C", target.headers, f"M={src}", f"NOSTDINC_FLAGS={flags}",
             f"KBUILD_EXTRA_SYMBOLS={symvers}", "modules"]
     if api_level:

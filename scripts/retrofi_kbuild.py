@@ -303,7 +303,7 @@ def add_built(matrix, selected, kernels, cache=None, jobs=2):
         base = matrix.real_target(t)
         if base.kind != "build" or base.name in kernels.targets:
             continue
-        source = kernels.source_for(matrix, base) if kernels.source else None
+        source = kernels.kernel_source_for(matrix, base) if kernels.source else None
         if source is None:
             raise RetrofiError(f"target {base.name} is built from the source package, "
                                "which was not fetched", where=matrix.path)

@@ -80,6 +80,10 @@ class Kernels:
         """The source tree of the output tree a target builds."""
         return self.sources.get(matrix.source_of(target).key, self.source)
 
+    def kernel_source_for(self, matrix, target):
+        """The source tree a build target's kernel is built from."""
+        return self.sources.get(matrix.kernel_source_of(target).key, self.source)
+
 
 def log(msg):
     print(f"[kernels] {msg}", flush=True)
@@ -204,9 +208,10 @@ def _source_items(matrix, names):
     """The selected source and those the selected targets name."""
     out = [matrix.source]
     for t in matrix.select(names):
-        s = matrix.source_of(t)
-        if s not in out:
-            out.append(s)
+        base = matrix.real_target(t)
+        for s in (matrix.source_of(t), matrix.kernel_source_of(base)):
+            if s not in out:
+                out.append(s)
     return out
 
 

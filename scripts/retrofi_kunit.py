@@ -67,3 +67,27 @@ def set_problems(test, declared):
         if n != declared[name]:
             problems.append(f"suite {name} ran {n} cases, the source declares {declared[name]}")
     return problems
+
+
+def provider(modules, headers):
+    """Which KUnit runs a build's suites, read from what it built: the
+    tree's kunit.ko, or the target's own (its .config has CONFIG_KUNIT,
+    and the tree then builds no kunit.ko); "" for a build with no suite.
+    modules: the built modules' paths or names; headers: the target's
+    build tree (its .config)."""
+    names = {os.path.basename(m) for m in modules}
+    if not any(n.endswith("-tests.ko") for n in names):
+        return ""
+    if "kunit.ko" in names:
+        return "the tree's kunit.ko (the target has no CONFIG_KUNIT)"
+    value = ""
+    try:
+        with open(os.path.join(headers, ".config"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("CONFIG_KUNIT="):
+                    value = line.strip().split("=", 1)[1]
+    except OSError:
+        pass
+    if value in ("y", "m"):
+        return f"the target's own (CONFIG_KUNIT={value}; the tree builds no kunit.ko)"
+    return "none: the suites were built without kunit.ko on a target without CONFIG_KUNIT"

@@ -48,6 +48,9 @@ Schema (version 1):
         # kind: build (a kernel built here from the source package with a
         # config fragment; scripts/retrofi_kbuild.py)
         config: kernel-configs/debug.config   # the fragment, relative to the matrix file
+        kernel_source: "6.12"           # optional: the source the kernel is built
+                                        # from (default: the row's source); the
+                                        # row's stack is still its source's
         # every kind
         source: newest                  # optional: the source whose output
                                         # tree this row builds (default:
@@ -246,7 +249,7 @@ def _parse_target(m, index):
               "allowed_splats", "expected_skips", "note", "source"}
     real_keys = common | {"suites", "abi", "flavour", "headers", "image", "cc", "toolchain"}
     shape_keys = common | {"base", "api_level"}
-    build_keys = common | {"config"}
+    build_keys = common | {"config", "kernel_source"}
     if not isinstance(m, dict):
         raise _SchemaError(f"{what} must be a mapping", _line(m), "see the schema")
     kind = m.get("kind")
@@ -315,7 +318,8 @@ def _parse_target(m, index):
                 raise _SchemaError(f"{what}.{key} must contain {{abi}}", _line(m, key),
                                    f"e.g. {key}: \"{DEFAULT_HEADERS if key == 'headers' else DEFAULT_IMAGE}\"")
     elif kind == "build":
-        fields.update(config=_str(m, "config", what))
+        fields.update(config=_str(m, "config", what),
+                      kernel_source=_str(m, "kernel_source", what, NAME_RE, default=""))
     else:
         api = _str(m, "api_level", what)
         if not VERSION_RE.match(api):
@@ -393,6 +397,10 @@ def parse(text, path="kernel-matrix.yaml"):
                 what = "family" if isinstance(t, Family) else "target"
                 raise _SchemaError(f"{what} '{t.name}'.source '{t.source}' names no source",
                                    lines[t.name], "use the name of an entry of sources:")
+            if getattr(t, "kernel_source", "") and t.kernel_source not in known:
+                raise _SchemaError(f"target '{t.name}'.kernel_source '{t.kernel_source}' "
+                                   "names no source", lines[t.name],
+                                   "use the name of an entry of sources:")
         for t in targets:
             if t.kind == "shape":
                 base = by_name.get(t.base)

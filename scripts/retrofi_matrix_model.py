@@ -95,6 +95,7 @@ class Target:
     family: str = ""           # kind: build-only: the family the row is of
     version: str = ""          # kind: build-only: the pinned headers' version
     source: str = ""           # the source's name ("" = the matrix's selected source)
+    kernel_source: str = ""    # kind: build: the source the kernel is built from ("" = source)
 
     @property
     def key(self):
@@ -184,6 +185,13 @@ class Matrix:
         if not target.source and target.kind == "shape":
             real = self.target(target.base)
         return self.source_named(real.source) if real.source else self.source
+
+    def kernel_source_of(self, target):
+        """The source a build target's kernel is built from: its
+        kernel_source, else the source of the tree it builds."""
+        if target.kind == "build" and target.kernel_source:
+            return self.source_named(target.kernel_source)
+        return self.source_of(target)
 
     def target(self, name):
         for t in self.targets:

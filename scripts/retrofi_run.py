@@ -177,10 +177,11 @@ def preempt_rt(matrix, target):
 DEFCONFIG_ENV = "RETROFI_DEFCONFIG"
 
 
-# Without it, a row whose target gets the tree's KUnit (the option
-# RETROFI_KUNIT is on there: its "since" marker) builds the tree's wifi-kunit
-# (the wifi selection with kunit.ko and the stack's suites), where the tree
-# has one, so that its guest runs the source's KUnit suites as well. The
+# Without it, a row whose target gets the stack's KUnit suites (with the
+# tree's kunit.ko, or with the target's own KUnit where it has one) builds
+# the tree's wifi-kunit (the wifi selection with kunit.ko and the stack's
+# suites), where the tree has one, so that its guest runs the source's
+# KUnit suites as well. The
 # package's default, wifi, never installs test modules on a user's machine.
 KUNIT_DEFCONFIG = "wifi-kunit"
 # The matrix's ends (its oldest and newest default real target,
@@ -218,9 +219,11 @@ def builds_drivers(matrix, target, ends=None):
 
 
 def _kunit_on(tree, kernel, api_level=""):
-    """Whether tree's KUNIT_DEFCONFIG turns RETROFI_KUNIT on for kernel: the
-    tree's own config.sh --values (it writes nothing). A target it refuses
-    is no KUnit row (the build then says why)."""
+    """Whether tree's KUNIT_DEFCONFIG builds the stack's suites for kernel
+    (CFG80211_KUNIT_TEST on: with the tree's kunit.ko, RETROFI_KUNIT, or
+    with the target's own KUnit): the tree's own config.sh --values (it
+    writes nothing). A target it refuses is no KUnit row (the build then
+    says why)."""
     defconfig = os.path.join(tree, "defconfigs", KUNIT_DEFCONFIG)
     if not os.path.isfile(defconfig):
         return False
@@ -230,7 +233,7 @@ def _kunit_on(tree, kernel, api_level=""):
     p = subprocess.run(["sh", os.path.join(tree, "config", "config.sh"), "--values", defconfig,
                         kernel.headers, tree], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, env=env)
-    return p.returncode == 0 and any(l.split("\t")[:2] == ["RETROFI_KUNIT", "m"]
+    return p.returncode == 0 and any(l.split("\t")[:2] == ["CFG80211_KUNIT_TEST", "m"]
                                      for l in p.stdout.splitlines())
 
 
@@ -336,6 +339,9 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
         else:
             row.notes += [f"not selected: {m} ({why})" for m, why in b.off]
             _census(target, b, row)
+            which = retrofi_kunit.provider(b.modules, kernel.headers)
+            if which:
+                row.notes.append(f"KUnit: {which}")
             if target.kind in ("real", retrofi_matrix.BUILD_ONLY) and b.modules:
                 _firmware(target, b, kernel, row, tdir)
             if target.kind == retrofi_matrix.BUILD_ONLY:

@@ -37,6 +37,18 @@ RETROFI_CENSUS(VISIBLE_IF_KUNIT, "6.2", "structural",
 	       "kunit: add macro to allow conditionally exposing static symbols to tests (v6.2)");
 #else
 #include_next <kunit/visibility.h>
+#if RETROFI_LINUX_LESS(6, 13, 0) && IS_ENABLED(CONFIG_KUNIT)
+/*
+ * A target with KUnit of its own (the debug rows' kernel): its header
+ * exports into the tests' namespace named as an identifier, which the
+ * tree's EXPORT_SYMBOL_NS() of a string ("module: Convert symbol
+ * namespace to string literal", v6.13, <linux/export.h>) does not take.
+ */
+#undef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) EXPORT_SYMBOL_NS(symbol, "EXPORTED_FOR_KUNIT_TESTING")
+RETROFI_CENSUS(EXPORT_SYMBOL_IF_KUNIT_ns_string, "6.13", "structural",
+	       "module: Convert symbol namespace to string literal (v6.13)");
+#endif /* < 6.13 */
 #endif /* < 6.2 */
 #endif /* CONFIG_RETROFI_KUNIT */
 

@@ -754,6 +754,13 @@ def test_shape_row_requires_only_the_shims_of_headers_its_objects_include(tmp_pa
     cmd = tree / ".stack.o.cmd"
     cmd.write_text(f"deps_stack.o := \\\n  {tree}/stack.c \\\n  /usr/src/linux/include/linux/list.h \\\n")
     assert retrofi_census.included_files(str(tree)) == {"stack.c"}
+    # The compat selftest, built in the tree after an earlier run's census,
+    # includes what it tests: not the build's objects.
+    selftest = tree / ".retrofi-selftest"
+    selftest.mkdir()
+    (selftest / ".retrofi_selftest.o.cmd").write_text(
+        f"deps_retrofi_selftest.o := \\\n  {tree}/include/shims.h \\\n")
+    assert retrofi_census.included_files(str(tree)) == {"stack.c"}
     row = retrofi_report.Row("2.6.21", "shape", "ok", "not run")
     retrofi_run._census(shape_target("2.6.21"), b, row)
     assert row.build == "ok" and not row.reason

@@ -53,7 +53,8 @@ def parse_options(path=os.path.join(OUT_TREE, "config", "options")):
 def facilities(options):
     """The base facilities the options need (needs that are not options)."""
     names = {o[0] for o in options}
-    return sorted({n for o in options for n in o[3] if n not in names and not n.startswith("!")})
+    return sorted({n for o in options for n in o[3]
+                   if n not in names and not n.startswith("!") and "|" not in n})
 
 
 @pytest.fixture
@@ -184,6 +185,38 @@ def test_an_option_is_off_when_the_target_has_a_facility_it_must_not_have(tree):
     assert got["MT76_CORE"] == "" and got["MT7921E"] == ""
     header = (t / "include" / "retrofi" / "config.h").read_text()
     assert "/* CONFIG_MT76_CORE off: the target has CONFIG_NET_MEDIATEK_SOC_WED */" in header
+
+
+def test_an_option_that_needs_one_of_two_is_on_with_either_and_off_naming_both(tree):
+    """needs A|B: the stack's suites build with the tree's kunit.ko
+    (RETROFI_KUNIT), or with the target's own KUnit, where the tree's
+    kunit.ko is off (needs !KUNIT: its exports would clash)."""
+    t, klib = tree
+    p, got = config(tree, defconfig("wifi-kunit"))
+    assert p.returncode == 0, p.stdout
+    assert got["RETROFI_KUNIT"] == "m" and got["CFG80211_KUNIT_TEST"] == "m"
+    p, got = config(tree, defconfig("wifi-kunit") + "RETROFI_CONFIG_RETROFI_KUNIT=n\n")
+    assert p.returncode == 0, p.stdout
+    assert got["CFG80211_KUNIT_TEST"] == "" and got["MAC80211_KUNIT_TEST"] == ""
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert ("/* CONFIG_CFG80211_KUNIT_TEST off: CONFIG_RETROFI_KUNIT is off and "
+            "the target has no CONFIG_KUNIT */") in header
+    (klib / ".config").write_text((klib / ".config").read_text() + "CONFIG_KUNIT=y\n")
+    p, got = config(tree, defconfig("wifi-kunit"))
+    assert p.returncode == 0, p.stdout
+    assert got["RETROFI_KUNIT"] == "" and got["CFG80211_KUNIT_TEST"] == "m"
+    assert got["MAC80211_KUNIT_TEST"] == "m"
+    header = (t / "include" / "retrofi" / "config.h").read_text()
+    assert "/* CONFIG_RETROFI_KUNIT off: the target has CONFIG_KUNIT */" in header
+
+
+def test_a_negated_need_among_alternatives_is_refused(tree):
+    t, _ = tree
+    opts = t / "config" / "options"
+    opts.write_text(opts.read_text().replace("needs RETROFI_KUNIT|KUNIT", "needs RETROFI_KUNIT|!KUNIT", 1))
+    p, _ = config(tree, defconfig("all"))
+    assert p.returncode != 0
+    assert "a facility the target must not have is never one of alternatives" in p.stdout
 
 
 def test_a_negated_need_of_an_option_is_refused(tree):

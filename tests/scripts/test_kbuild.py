@@ -86,6 +86,54 @@ def test_an_allowed_splat_needs_a_reason_and_an_upstream_link(tmp_path):
     assert t.allowed_splats[0].link == "https://lore.kernel.org/r/x"
 
 
+TWO_SOURCES = textwrap.dedent("""\
+    version: 1
+    sources:
+      - {name: newest, package: "linux-source-*", suites: [trixie-backports]}
+      - {name: "6.12", package: linux-source-6.12, suites: [bookworm-security], lts: true}
+    default_source: newest
+    targets:
+      - name: debug
+        kind: build
+        default: false
+        kernel_source: "6.12"
+        config: frag.config
+      - {name: debug-2.6.21, kind: shape, default: false, base: debug, api_level: "2.6.21"}
+    """)
+
+
+def test_a_build_target_builds_its_kernel_from_its_kernel_source_and_the_default_stack(
+        tmp_path, monkeypatch):
+    m = retrofi_matrix.load(write_matrix(tmp_path, TWO_SOURCES))
+    debug = m.target("debug")
+    assert m.kernel_source_of(debug).name == "6.12"
+    # The stack both rows build is the default source's.
+    assert m.source_of(debug).name == m.source_of(m.target("debug-2.6.21")).name == "newest"
+    # Both sources are fetched for a run of the shape alone.
+    assert [s.name for s in retrofi_kernels._source_items(m, ["debug-2.6.21"])] == \
+        ["newest", "6.12"]
+    lts = retrofi_kernels.SourceTree("linux-source-6.12", "6.12.118-1~deb12u1", "/lts", 0)
+    newest = retrofi_kernels.SourceTree("linux-source-7.3", "7.3.4-1~bpo13+1", "/newest", 0)
+    built = []
+
+    def fake_build(source, name, fragment, cache=None, jobs=2):
+        built.append(source.package)
+        return retrofi_kbuild._result(name, "k" * 16, str(tmp_path / name), "6.12.118-dbg",
+                                      0.0, True)
+    monkeypatch.setattr(retrofi_kbuild, "build", fake_build)
+    kernels = retrofi_kernels.Kernels(source=newest, targets={},
+                                      sources={"source:newest": newest, "source:6.12": lts})
+    retrofi_kbuild.add_built(m, m.select(["debug-2.6.21"]), kernels)
+    assert built == ["linux-source-6.12"]
+
+
+def test_a_kernel_source_that_names_no_source_is_refused(tmp_path):
+    with pytest.raises(RetrofiError) as e:
+        retrofi_matrix.load(write_matrix(tmp_path, TWO_SOURCES.replace(
+            'kernel_source: "6.12"', 'kernel_source: "5.4"')))
+    assert "kernel_source '5.4' names no source" in e.value.what
+
+
 def test_repository_debug_target_is_declared_and_not_default(repo):
     m = retrofi_matrix.load(f"{repo}/kernel-matrix.yaml")
     t = m.target("debug-6.12")
@@ -96,8 +144,10 @@ def test_repository_debug_target_is_declared_and_not_default(repo):
     frag = retrofi_kbuild.parse_fragment(t.config)
     for opt in ("KASAN", "KASAN_GENERIC", "KASAN_INLINE", "PROVE_LOCKING", "DEBUG_KMEMLEAK",
                 "DEBUG_LIST", "UBSAN", "UBSAN_BOUNDS", "DEBUG_OBJECTS_TIMERS", "SLUB_DEBUG",
-                "NET_NS", "MODULES"):
+                "NET_NS", "MODULES", "KUNIT"):
         assert frag[f"CONFIG_{opt}"] == "y", opt
+    # Its kernel is the long-term source's; its stack the default source's.
+    assert m.kernel_source_of(t).name == "6.12" and m.source_of(t) == m.source
     assert frag["CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN"] == "n"      # scanned on demand
     assert frag["CONFIG_MAC80211"] == "n" and frag["CONFIG_WLAN"] == "n"
     assert frag["CONFIG_CFG80211"] == "m"       # for struct net_device's ieee80211_ptr

@@ -129,6 +129,32 @@ def test_a_matrix_row_builds_wifi_kunit_exactly_where_the_trees_kunit_is_on(tmp_
     assert retrofi_run.run_defconfig(tree, k73) == "wifi"
 
 
+def test_a_target_with_its_own_kunit_gets_the_suites_built_against_it(tmp_path, monkeypatch):
+    """A target whose .config has CONFIG_KUNIT (the debug rows' kernel) is
+    still a KUnit row: the suites build, the tree's kunit.ko does not (its
+    exports would clash with the kernel's), and the row says which KUnit
+    ran them."""
+    import types
+    import retrofi_run
+    from test_dkms_modules import default_source_tree, stand_in_kernel
+    monkeypatch.delenv("RETROFI_DEFCONFIG", raising=False)
+    tree = default_source_tree(str(tmp_path / "tree"))
+    headers = stand_in_kernel(tmp_path / "k612", 6, 12)
+    with open(os.path.join(headers, ".config"), "a") as f:
+        f.write("CONFIG_KUNIT=y\n")
+    k = types.SimpleNamespace(headers=headers)
+    assert retrofi_run.run_defconfig(tree, k) == "wifi-kunit"
+    assert retrofi_run.run_defconfig(tree, k, api_level="2.6.21") == "wifi-kunit"
+    suites = ("net/wireless/tests/cfg80211-tests.ko", "net/mac80211/tests/mac80211-tests.ko")
+    assert retrofi_kunit.provider(("compat/compat.ko",) + suites, headers) == \
+        "the target's own (CONFIG_KUNIT=y; the tree builds no kunit.ko)"
+    other = stand_in_kernel(tmp_path / "k61", 6, 1)
+    assert retrofi_kunit.provider(("lib/kunit/kunit.ko",) + suites, other) == \
+        "the tree's kunit.ko (the target has no CONFIG_KUNIT)"
+    assert retrofi_kunit.provider(suites, other).startswith("none:")
+    assert retrofi_kunit.provider(("compat/compat.ko",), headers) == ""
+
+
 def test_the_default_matrix_builds_the_vendor_drivers_on_its_oldest_and_newest_real_row():
     """Matrix.ends(): the oldest and newest default real target of the
     selected source in the generic flavour, by kernel line, and every

@@ -302,7 +302,8 @@ def test_the_runner_boots_with_the_targets_kernel_args(tmp_path, monkeypatch):
         seen.update(kw)
         raise RetrofiError("stop here", where="test")
     monkeypatch.setattr(retrofi_run.retrofi_boot, "boot", boot)
-    kernel = types.SimpleNamespace(kernelrelease="6.12.0-debug", name="debug-6.12", version="")
+    kernel = types.SimpleNamespace(kernelrelease="6.12.0-debug", name="debug-6.12", version="",
+                                   headers=str(tmp_path))
     row = retrofi_run.run_target(repo.target("debug-6.12"), kernel, str(tmp_path),
                                  str(tmp_path / "report"))
     assert seen["append"] == "no5lvl" and row.boot == "fail"

@@ -318,7 +318,8 @@ def test_repository_declares_newest_and_lts_sources_and_moving_the_default_is_on
     assert newest.floating and newest.suites == ("trixie-backports",)
     assert m.source_of(m.target("7.3")) == newest and m.target("7.3").default
     assert m.source_of(m.target("6.1")) == newest
-    assert m.source_of(m.target("debug-6.12")).name == "6.12"
+    assert m.source_of(m.target("debug-6.12")) == newest
+    assert m.kernel_source_of(m.target("debug-6.12")).name == "6.12"
     # Back to the long-term source: one line; rows naming a source keep it.
     moved = retrofi_matrix.parse(text.replace("default_source: newest", 'default_source: "6.12"'))
     assert moved.source.name == "6.12" and moved.source.lts

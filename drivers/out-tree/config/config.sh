@@ -100,8 +100,12 @@ BEGIN {
 				needs[++nneeds] = $i
 				if ($i ~ /^!/ && (substr($i, 2) in known))
 					fail("option " name " needs " $i ": a facility the target must not have is never an option of config/options")
-				if (($i in known) && !($i in seen))
-					fail("option " name " needs " $i ", which config/options lists after it; fix: move " $i " above it")
+				if ($i ~ /\|/ && $i ~ /!/)
+					fail("option " name " needs " $i ": a facility the target must not have is never one of alternatives")
+				nalt = split($i, alt, "|")
+				for (j = 1; j <= nalt; j++)
+					if ((alt[j] in known) && !(alt[j] in seen))
+						fail("option " name " needs " alt[j] ", which config/options lists after it; fix: move " alt[j] " above it")
 			}
 		}
 		else fail("option " name ": unknown word " $i " (NAME VALUE [fixed] [since X.Y] [needs NAME...])")
@@ -127,6 +131,23 @@ BEGIN {
 				if (api != "any" && (substr(n, 2) in base)) {
 					why = "the target has CONFIG_" substr(n, 2); value = "n"; break
 				}
+			} else if (n ~ /\|/) {
+				# A|B: one of them is enough (an option on, or a
+				# facility of the target)
+				nalt = split(n, alt, "|"); ok = 0; why = ""
+				for (j = 1; j <= nalt; j++) {
+					a = alt[j]
+					if (a in seen) {
+						if (seen[a] != "n") ok = 1
+						else why = why (why == "" ? "" : " and ") "CONFIG_" a " is off"
+					} else if (api == "any" || (a in base)) {
+						ok = 1
+					} else {
+						why = why (why == "" ? "" : " and ") "the target has no CONFIG_" a
+					}
+				}
+				if (!ok) { value = "n"; break }
+				why = ""
 			} else if (n in seen) {
 				if (seen[n] == "n") { why = "CONFIG_" n " is off"; value = "n"; break }
 			} else if (api != "any" && !(n in base)) {
