@@ -13,6 +13,8 @@ suite.
 import os
 import re
 
+import retrofi_kbuild
+
 # The guest test that loads a test module -> the source directory of its suites.
 SUITE_DIRS = {"cfg80211_kunit_suites_pass": "net/wireless/tests",
               "mac80211_kunit_suites_pass": "net/mac80211/tests",
@@ -80,14 +82,10 @@ def provider(modules, headers):
         return ""
     if "kunit.ko" in names:
         return "the tree's kunit.ko (the target has no CONFIG_KUNIT)"
-    value = ""
     try:
-        with open(os.path.join(headers, ".config"), encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("CONFIG_KUNIT="):
-                    value = line.strip().split("=", 1)[1]
+        value = retrofi_kbuild.read_config(os.path.join(headers, ".config")).get("CONFIG_KUNIT", "")
     except OSError:
-        pass
+        value = ""
     if value in ("y", "m"):
         return f"the target's own (CONFIG_KUNIT={value}; the tree builds no kunit.ko)"
     return "none: the suites were built without kunit.ko on a target without CONFIG_KUNIT"

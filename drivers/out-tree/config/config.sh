@@ -131,9 +131,9 @@ BEGIN {
 				if (api != "any" && (substr(n, 2) in base)) {
 					why = "the target has CONFIG_" substr(n, 2); value = "n"; break
 				}
-			} else if (n ~ /\|/) {
-				# A|B: one of them is enough (an option on, or a
-				# facility of the target)
+			} else {
+				# NAME, or A|B: one of them is enough (an earlier
+				# option that is on, or a facility of the target)
 				nalt = split(n, alt, "|"); ok = 0; why = ""
 				for (j = 1; j <= nalt; j++) {
 					a = alt[j]
@@ -148,10 +148,6 @@ BEGIN {
 				}
 				if (!ok) { value = "n"; break }
 				why = ""
-			} else if (n in seen) {
-				if (seen[n] == "n") { why = "CONFIG_" n " is off"; value = "n"; break }
-			} else if (api != "any" && !(n in base)) {
-				why = "the target has no CONFIG_" n; value = "n"; break
 			}
 		}
 	}
