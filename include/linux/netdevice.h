@@ -107,15 +107,19 @@ RETROFI_CENSUS(pcpu_stat_type, "6.7", "structural",
  * end, safe since probed). ath12k's PCI glue calls it on its dummy NAPI
  * device. Before, drivers called dev_set_threaded(dev, true) ("net:
  * extract napi poll functionality to __napi_poll()" series, v5.12), which
- * is what it does here; upstream's warns once when that fails. Structural
+ * is what it does here; upstream's warns once when that fails. Below
+ * 5.12 the kernel has no threaded NAPI: every NAPI instance polls in
+ * softirq context, the kernel's only mode, and the call changes nothing
+ * (ath12k's NAPI then runs as all NAPI did before 5.12). Structural
  * (dev_set_threaded() takes a bool until the threaded modes of 6.17 or
- * so), and left out below 5.12, which has no threaded NAPI. Probed.
+ * so). Probed.
  */
-#if RETROFI_LINUX_LESS(7, 2, 6) && !RETROFI_LINUX_LESS(5, 12, 0) && \
-	!RETROFI_HAVE_netif_threaded_enable
+#if RETROFI_LINUX_LESS(7, 2, 6) && !RETROFI_HAVE_netif_threaded_enable
 static inline void netif_threaded_enable(struct net_device *dev)
 {
+#if !RETROFI_LINUX_LESS(5, 12, 0)
 	WARN_ON_ONCE(dev_set_threaded(dev, true));
+#endif
 }
 RETROFI_CENSUS(netif_threaded_enable, "6.12.118..7.2.6", "structural",
 	       "net: the netif_threaded_enable() NAPI helper (title and version not verified)");

@@ -47,4 +47,33 @@ RETROFI_CENSUS(rcu_guard, "6.5", "structural",
 	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
 #endif /* < 6.5 */
 
+/*
+ * lockdep_assert_in_rcu_read_lock() -- "rcu: Add
+ * lockdep_assert_in_rcu_read_lock() and friends" (v6.11; title and
+ * version not verified: every 6.1 the archive serves lacks it, every 6.12
+ * has it): with CONFIG_PROVE_RCU, warn once where lockdep tracks RCU and
+ * no rcu_read_lock() is held (ath12k); nothing without it. The body is
+ * 6.12's, whose helpers every target has. Probed, by the preprocessor: a
+ * macro, and at a forced API level defined again as upstream's.
+ */
+#ifdef lockdep_assert_in_rcu_read_lock
+#define RETROFI_HAVE_lockdep_assert_in_rcu_read_lock 1
+#else
+#define RETROFI_HAVE_lockdep_assert_in_rcu_read_lock 0
+#endif
+#if RETROFI_API_NEED(6, 11, 0, RETROFI_HAVE_lockdep_assert_in_rcu_read_lock)
+#undef lockdep_assert_in_rcu_read_lock
+#ifdef CONFIG_PROVE_RCU
+#define lockdep_assert_in_rcu_read_lock()				\
+	WARN_ON_ONCE(debug_lockdep_rcu_enabled() &&			\
+		     (!lock_is_held(&rcu_lock_map) || !rcu_is_watching() || \
+		      !rcu_lockdep_current_cpu_online()) &&		\
+		     debug_lockdep_rcu_enabled())
+#else
+#define lockdep_assert_in_rcu_read_lock() do { } while (0)
+#endif
+RETROFI_CENSUS(lockdep_assert_in_rcu_read_lock, "6.11", "probed",
+	       "rcu: Add lockdep_assert_in_rcu_read_lock() and friends (v6.11, title and version not verified)");
+#endif /* < 6.11 */
+
 #endif /* _RETROFI_LINUX_RCUPDATE_H */

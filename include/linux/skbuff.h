@@ -314,4 +314,26 @@ RETROFI_CENSUS(skb_mark_not_on_list, "4.20", "additive",
 	       "net: Add and use skb_mark_not_on_list(). (v4.20)");
 #endif /* < 4.20 */
 
+/*
+ * skb_pull_data() -- "skbuff: introduce skb_pull_data" (v5.17): pull len
+ * bytes and return where they start, or NULL (and pull nothing) when the
+ * buffer is shorter (ath12k). Exported from net/core/skbuff.c upstream;
+ * the body is upstream's, inline here. Probed.
+ */
+#if RETROFI_API_NEED(5, 17, 0, RETROFI_HAVE_skb_pull_data)
+static inline void *LINUX_BACKPORT(skb_pull_data)(struct sk_buff *skb,
+						  size_t len)
+{
+	void *data = skb->data;
+
+	if (skb->len < len)
+		return NULL;
+	skb_pull(skb, len);
+	return data;
+}
+#define skb_pull_data LINUX_BACKPORT(skb_pull_data)
+RETROFI_CENSUS(skb_pull_data, "5.17", "probed",
+	       "skbuff: introduce skb_pull_data (v5.17)");
+#endif /* < 5.17 */
+
 #endif /* _RETROFI_LINUX_SKBUFF_H */

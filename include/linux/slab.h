@@ -190,13 +190,12 @@ RETROFI_CENSUS(kmalloc_obj, "7.0", "probed",
  * The body is the stable backport's: it leaves NULL and error pointers
  * alone, as the class of every target that has one does (5.10.0-43 to
  * 7.3). Structural and probed, like the mutex guard; with probes forced
- * off, backport_kfree beside the target's own (DEFINE_FREE() pastes its
- * name unexpanded, so the name is expanded by the macro in between).
+ * off, backport_kfree beside the target's own (defined through
+ * __retrofi_define_free() of <retrofi/backport.h>).
  */
 #if RETROFI_LINUX_LESS(6, 5, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_kfree_free_class)
 #include <linux/cleanup.h>
 #include <linux/err.h>
-#define __retrofi_define_free(_name, _type, _free) DEFINE_FREE(_name, _type, _free)
 __retrofi_define_free(RETROFI_PROBED_NAME(kfree, RETROFI_HAVE_kfree_free_class), void *,
 		      if (!IS_ERR_OR_NULL(_T)) kfree(_T))
 RETROFI_CENSUS(kfree_free_class, "6.5", "structural",

@@ -118,6 +118,30 @@ RETROFI_CENSUS(kvmemdup, "6.3", "probed", "mm: new primitive kvmemdup() (v6.3)")
 #endif /* < 6.3 */
 
 /*
+ * memset_startat() -- "string.h: Introduce memset_startat() for wiping
+ * trailing members and padding" (v5.16): set an object from one member
+ * to its end (ath11k's and ath12k's HAL). The body is upstream's. Probed
+ * by the preprocessor: a macro, and at a forced API level defined again.
+ */
+#ifdef memset_startat
+#define RETROFI_HAVE_memset_startat 1
+#else
+#define RETROFI_HAVE_memset_startat 0
+#endif
+#if RETROFI_API_NEED(5, 16, 0, RETROFI_HAVE_memset_startat)
+#undef memset_startat
+#define memset_startat(obj, v, member)					\
+({									\
+	u8 *__ptr = (u8 *)(obj);					\
+	typeof(v) __val = (v);						\
+	memset(__ptr + offsetof(typeof(*(obj)), member), __val,		\
+	       sizeof(*(obj)) - offsetof(typeof(*(obj)), member));	\
+})
+RETROFI_CENSUS(memset_startat, "5.16", "probed",
+	       "string.h: Introduce memset_startat() for wiping trailing members and padding (v5.16)");
+#endif /* < 5.16 */
+
+/*
  * The str_*() helpers of <linux/string_helpers.h>, which the drivers
  * reach through <linux/seq_file.h> from 6.1 on (5.10's includes no such
  * header), and their shims: with <linux/string.h> on every target.

@@ -76,6 +76,24 @@ RETROFI_CENSUS(WQ_BH, "6.9", "probed",
 #endif /* < 6.9 */
 
 /*
+ * system_bh_wq -- the system's BH workqueue, of "workqueue: Implement BH
+ * workqueues to eventually replace tasklets" (v6.9): work queued on it
+ * runs in softirq context on the CPU that queued it (ath12k's copy-engine
+ * interrupts). The shim is system_highpri_wq: per-CPU, so the work runs
+ * on the CPU that queued it, and by the high-priority workers, as softirq
+ * work runs ahead of ordinary work. Rule 0005-workqueue-bh-context gives
+ * each function queued on it the context of softirq (bottom halves off),
+ * as for a workqueue allocated with WQ_BH. Probed.
+ */
+#if RETROFI_API_NEED(6, 9, 0, RETROFI_HAVE_system_bh_wq)
+#undef system_bh_wq
+#define system_bh_wq LINUX_BACKPORT(system_bh_wq)
+#define backport_system_bh_wq system_highpri_wq
+RETROFI_CENSUS(system_bh_wq, "6.9", "probed",
+	       "workqueue: Implement BH workqueues to eventually replace tasklets (v6.9)");
+#endif /* < 6.9 */
+
+/*
  * WQ_BH | WQ_PERCPU -- the BH workqueues' allowance of WQ_PERCPU in
  * __WQ_BH_ALLOWS (with or after "workqueue: Add new WQ_PERCPU flag",
  * v6.17; title not verified: 7.2 has it, and every 6.12 Debian serves has
@@ -97,5 +115,26 @@ RETROFI_CENSUS(WQ_BH, "6.9", "probed",
 RETROFI_CENSUS(wq_bh_allows_percpu, "6.17", "structural",
 	       "the WQ_PERCPU allowance of BH workqueues (v6.17, title not verified)");
 #endif /* < 6.17 */
+
+/*
+ * from_work() -- the work item's container_of() of the callback's
+ * argument, as from_tasklet() and from_timer() (title and version not
+ * verified: 5.10 and 6.1 up to 6.1.0-53 lack it, 6.1.0-54 and every 6.12
+ * have it, from stable).
+ * ath12k's copy-engine work. The body is upstream's. Probed by the
+ * preprocessor: a macro, and at a forced API level defined again.
+ */
+#ifdef from_work
+#define RETROFI_HAVE_from_work 1
+#else
+#define RETROFI_HAVE_from_work 0
+#endif
+#if RETROFI_API_NEED(6, 12, 107, RETROFI_HAVE_from_work)
+#undef from_work
+#define from_work(var, callback_work, work_fieldname)	\
+	container_of(callback_work, typeof(*var), work_fieldname)
+RETROFI_CENSUS(from_work, "6.1.187..6.12.107", "probed",
+	       "workqueue: the from_work() helper (title and version not verified)");
+#endif /* < 6.12.107 */
 
 #endif /* _RETROFI_LINUX_WORKQUEUE_H */

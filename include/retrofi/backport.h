@@ -85,6 +85,12 @@
 #define __RETROFI_PROBED_NAME(name, have) __RETROFI_PROBED_NAME_ ## have(name)
 #define __RETROFI_PROBED_NAME_0(name) name
 #define __RETROFI_PROBED_NAME_1(name) backport_ ## name
+/*
+ * DEFINE_FREE() pastes its name unexpanded: a free class named by
+ * RETROFI_PROBED_NAME() is defined through this macro, which expands the
+ * name first (<linux/slab.h>'s kfree, <linux/of.h>'s device_node).
+ */
+#define __retrofi_define_free(_name, _type, _free) DEFINE_FREE(_name, _type, _free)
 
 /*
  * Every symbol the compat layer defines over one the target may have goes

@@ -15,15 +15,18 @@
 #include <linux/lockdep.h>
 #include <linux/math.h>
 #include <linux/math64.h>
+#include <linux/mhi.h>
 #include <linux/mm.h>
 #include <linux/mmc/sdio_ids.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
+#include <linux/of.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
 #include <linux/property.h>
+#include <linux/rcupdate.h>
 #include <linux/rfkill.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -550,6 +553,7 @@ static const char *test_wq_percpu_makes_a_bound_workqueue(void)
 struct st_bh_work {
 	struct work_struct work;
 	bool ran, in_softirq;
+	int cpu;
 };
 
 static void st_bh_work_fn_in_bh(struct work_struct *work)
@@ -557,6 +561,7 @@ static void st_bh_work_fn_in_bh(struct work_struct *work)
 	struct st_bh_work *w = container_of(work, struct st_bh_work, work);
 
 	w->in_softirq = in_softirq();
+	w->cpu = raw_smp_processor_id();
 	w->ran = true;
 }
 
@@ -593,6 +598,178 @@ static const char *test_wq_bh_work_runs_with_bottom_halves_off(void)
 	if (!w.ran)
 		return "the work did not run";
 	return w.in_softirq ? NULL : "the work's body ran with bottom halves enabled";
+}
+
+/*
+ * system_bh_wq (6.9) with rule 0005-workqueue-bh-context: work queued on
+ * the system's BH workqueue runs on the CPU that queued it, its body
+ * (wrapped as the rule wraps it) with bottom halves off.
+ */
+static const char *test_system_bh_wq_runs_work_on_its_cpu_with_bottom_halves_off(void)
+{
+	struct st_bh_work w = { .ran = false, .in_softirq = false, .cpu = -1 };
+	int cpu;
+
+	INIT_WORK_ONSTACK(&w.work, st_bh_work_fn);
+	cpu = get_cpu();
+	if (!queue_work(system_bh_wq, &w.work)) {
+		put_cpu();
+		destroy_work_on_stack(&w.work);
+		return "queue_work(system_bh_wq) refused an idle work";
+	}
+	put_cpu();
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	if (!w.ran)
+		return "the work did not run";
+	if (w.cpu != cpu)
+		return "the work ran on another CPU than the one that queued it";
+	return w.in_softirq ? NULL : "the work's body ran with bottom halves enabled";
+}
+
+/*
+ * lockdep_assert_in_rcu_read_lock() (6.11): silent inside rcu_read_lock()
+ * (with CONFIG_PROVE_RCU, as on the debug rows, it checks; a splat fails
+ * the row).
+ */
+static const char *test_lockdep_assert_in_rcu_read_lock_is_silent_under_rcu_read_lock(void)
+{
+	rcu_read_lock();
+	lockdep_assert_in_rcu_read_lock();
+	rcu_read_unlock();
+	return NULL;
+}
+
+/*
+ * mhi_power_down_keep_dev() (6.10): no MHI controller exists in a guest,
+ * so the case checks the type ath11k and ath12k call it with, without
+ * calling it (the shim is the target's mhi_power_down()).
+ */
+static const char *test_mhi_power_down_keep_dev_has_upstreams_type(void)
+{
+	void (*want)(struct mhi_controller *mhi_cntrl, bool graceful) = NULL;
+
+	if (!__same_type(&mhi_power_down_keep_dev, want))
+		return "mhi_power_down_keep_dev() does not have upstream's type";
+	return NULL;
+}
+
+/*
+ * memset_startat() (5.16): from the named member to the object's end,
+ * padding included; what comes before is left alone.
+ */
+struct st_startat {
+	u32 head;
+	u8 from;
+	u64 tail;
+};
+
+static const char *test_memset_startat_sets_from_the_member_to_the_end(void)
+{
+	struct st_startat o;
+	size_t at = offsetof(struct st_startat, from), i;
+	u8 *b = (u8 *)&o;
+
+	memset(&o, 0xa5, sizeof(o));
+	memset_startat(&o, 0, from);
+	for (i = 0; i < sizeof(o); i++)
+		if (b[i] != (i < at ? 0xa5 : 0))
+			return i < at ? "a byte before the member changed" :
+					"a byte from the member on was not set";
+	return NULL;
+}
+
+/*
+ * skb_pull_data() (5.17): the old data pointer and the buffer pulled, or
+ * NULL and nothing pulled when it is shorter than asked.
+ */
+static const char *test_skb_pull_data_pulls_or_refuses_a_short_buffer(void)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+	const char *err = NULL;
+	void *data;
+
+	if (!skb)
+		return "alloc_skb() failed";
+	skb_put_zero(skb, 10);
+	data = skb->data;
+	if (skb_pull_data(skb, 11) || skb->len != 10)
+		err = "a pull longer than the buffer was not refused whole";
+	else if (skb_pull_data(skb, 4) != data || skb->len != 6 || skb->data != data + 4)
+		err = "a pull did not return the old data and move past it";
+	kfree_skb(skb);
+	return err;
+}
+
+/* from_work() (6.1): the work item's container. */
+struct st_from_work {
+	int before;
+	struct work_struct work;
+};
+
+static const char *test_from_work_is_the_container(void)
+{
+	struct st_from_work o, *p = NULL;
+
+	p = from_work(p, &o.work, work);
+	return p == &o ? NULL : "from_work() is not the work item's container";
+}
+
+/*
+ * mhi_download_rddm_image() (6.1 name), mhi_pm_resume_force() (5.17): no
+ * MHI controller exists in a guest, so the cases check the types ath11k
+ * and ath12k call them with, without calling them.
+ */
+static const char *test_mhi_rddm_and_forced_resume_have_upstreams_types(void)
+{
+	int (*rddm)(struct mhi_controller *mhi_cntrl, bool in_panic) = NULL;
+	int (*resume)(struct mhi_controller *mhi_cntrl) = NULL;
+
+	if (!__same_type(&mhi_download_rddm_image, rddm))
+		return "mhi_download_rddm_image() does not have upstream's type";
+	if (!__same_type(&mhi_pm_resume_force, resume))
+		return "mhi_pm_resume_force() does not have upstream's type";
+	return NULL;
+}
+
+/*
+ * retrofi_mhi_set_irq_flags() (rule 0107-mhi-controller-irq-flags): where
+ * struct mhi_controller has irq_flags they are set; where it does not,
+ * the old core's own flags change nothing and any other flags refuse the
+ * controller (no interrupts, which the MHI core rejects).
+ */
+static const char *test_mhi_irq_flags_are_set_or_refuse_the_controller(void)
+{
+	struct mhi_controller c = { .nr_irqs = 3 };
+
+	retrofi_mhi_set_irq_flags(&c, IRQF_SHARED | IRQF_NO_SUSPEND);
+	if (c.nr_irqs != 3)
+		return "the MHI core's own flags refused the controller";
+	retrofi_mhi_set_irq_flags(&c, IRQF_SHARED | IRQF_NOBALANCING);
+#if RETROFI_HAVE_mhi_controller_irq_flags
+	if (c.irq_flags != (IRQF_SHARED | IRQF_NOBALANCING) || c.nr_irqs != 3)
+		return "the flags were not set";
+#else
+	if (c.nr_irqs != 0)
+		return "flags the MHI core cannot take did not refuse the controller";
+#endif
+	return NULL;
+}
+
+/*
+ * __free(device_node) (6.7): the class exists (without it the
+ * declaration does not compile: "cleanup argument not a function") and
+ * leaves a NULL pointer alone. No Debian amd64 kernel has CONFIG_OF, so
+ * of_node_put() is empty on every row and a put cannot be observed.
+ */
+static const char *test_device_node_free_compiles_and_skips_null(void)
+{
+	{
+		struct device_node *np __free(device_node) = NULL;
+
+		(void)np;
+	}
+	return NULL;
 }
 
 /*
