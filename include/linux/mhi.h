@@ -89,10 +89,11 @@ RETROFI_CENSUS(mhi_pm_resume_force, "5.17", "probed",
  * IRQF_NO_SUSPEND, which the kernel refuses to mix) and which must not
  * move (the device is told its MSI data once). The old core cannot do
  * that, so the controller is refused there, with this message, and the
- * driver's probe fails where it would otherwise misbehave: it takes no
- * interrupts (nr_irqs 0), which mhi_prepare_for_power_up() and
- * mhi_sync_power_up() reject. With the vectors it asks for first (one
- * per MHI event ring and copy engine) nothing changes. Probed.
+ * driver's start fails where it would otherwise misbehave: it takes no
+ * interrupts (nr_irqs 0), which mhi_sync_power_up() rejects with -EINVAL
+ * before it requests any (5.10.262's drivers/bus/mhi/host/pm.c). With
+ * the vectors the drivers ask for first (one per MHI event ring and copy
+ * engine) nothing changes. Probed.
  */
 #if RETROFI_HAVE_mhi_controller_irq_flags
 static inline void retrofi_mhi_set_irq_flags(struct mhi_controller *mhi_cntrl,
