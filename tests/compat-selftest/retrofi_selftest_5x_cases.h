@@ -29,4 +29,6 @@
 	TC(spinlock_guard_releases_at_scope_exit, spinlock, RETROFI_HAVE_spinlock_guard),
 	TC(kfree_class_leaves_null_and_error_pointers_alone, kfree,
 	   RETROFI_HAVE_kfree_free_class),
+	TC(device_node_class_compiles_and_leaves_null_alone, device_node,
+	   RETROFI_HAVE_device_node_free),
 	T(min_max_compare_an_unsigned_with_a_positive_int_constant, min),

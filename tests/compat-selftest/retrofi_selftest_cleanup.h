@@ -12,11 +12,14 @@
  * the oldest needs the shims. guard() in a block: scoped_guard() needs
  * gnu11, and 5.10 builds gnu89.
  *
+ * __free(device_node) (<linux/of.h>, 6.7, for ath12k) is here too.
+ *
  * In retrofi_selftest_probes_off (probes forced off: <retrofi/backport.h>)
  * the cases take the shims' classes below 6.5 even where the target has
  * its own, under their backport_ names: st_class().
  */
 #include <linux/err.h>
+#include <linux/of.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -73,6 +76,23 @@ static const char *test_kfree_class_leaves_null_and_error_pointers_alone(void)
 			return "kmalloc() failed";
 		(void)none;
 		(void)error;
+	}
+	return NULL;
+}
+
+/*
+ * __free(device_node) (6.7): the class exists (without it the declaration
+ * does not compile: "cleanup argument not a function") and leaves a NULL
+ * pointer alone. No Debian amd64 kernel has CONFIG_OF, so of_node_put()
+ * is empty on every row and a put cannot be observed.
+ */
+static const char *test_device_node_class_compiles_and_leaves_null_alone(void)
+{
+	{
+		struct device_node *np
+			st_free(st_class(device_node, RETROFI_HAVE_device_node_free)) = NULL;
+
+		(void)np;
 	}
 	return NULL;
 }

@@ -21,7 +21,6 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
-#include <linux/of.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
@@ -753,22 +752,6 @@ static const char *test_mhi_irq_flags_are_set_or_refuse_the_controller(void)
 	if (c.nr_irqs != 0)
 		return "flags the MHI core cannot take did not refuse the controller";
 #endif
-	return NULL;
-}
-
-/*
- * __free(device_node) (6.7): the class exists (without it the
- * declaration does not compile: "cleanup argument not a function") and
- * leaves a NULL pointer alone. No Debian amd64 kernel has CONFIG_OF, so
- * of_node_put() is empty on every row and a put cannot be observed.
- */
-static const char *test_device_node_free_compiles_and_skips_null(void)
-{
-	{
-		struct device_node *np __free(device_node) = NULL;
-
-		(void)np;
-	}
 	return NULL;
 }
 

@@ -40,7 +40,6 @@
 	T(from_work_is_the_container, from_work),
 	T(mhi_rddm_and_forced_resume_have_upstreams_types, mhi_pm_resume_force),
 	T(mhi_irq_flags_are_set_or_refuse_the_controller, retrofi_mhi_set_irq_flags),
-	T(device_node_free_compiles_and_skips_null, device_node_free),
 	T(sysfs_group_visible_hides_the_groups_files, DEFINE_SIMPLE_SYSFS_GROUP_VISIBLE),
 	T(system_percpu_wq_runs_work, system_percpu_wq),
 	TX(kvmemdup_copies_small_and_large, kvmemdup, 6, 3, 0),

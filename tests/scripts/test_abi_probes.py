@@ -291,7 +291,8 @@ const char *retrofi_decide_cleanup_cases(void);
 const char *retrofi_decide_cleanup_cases(void)
 {
 	return test_spinlock_guard_releases_at_scope_exit() ?:
-	       test_kfree_class_leaves_null_and_error_pointers_alone();
+	       test_kfree_class_leaves_null_and_error_pointers_alone() ?:
+	       test_device_node_class_compiles_and_leaves_null_alone();
 }
 
 int retrofi_decide_rcu(int __rcu **slot);
