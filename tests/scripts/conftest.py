@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -22,6 +23,34 @@ CLI = os.path.join(REPO, "scripts", "retrofi.py")
 def pytest_configure(config):
     config.addinivalue_line("markers", "network: needs Debian's archive (package lists or downloads)")
     config.addinivalue_line("markers", "root: needs root (mounts a tmpfs)")
+
+
+# Disk: a whole `make check` writes some 14 GB of farms, trees and
+# packages under pytest's base directory, and pytest keeps the last three
+# runs.  A passed test's tmp_path is removed as soon as it passed, and a
+# run that passed leaves nothing behind; what failed stays for reading.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        item._retrofi_keep_tmp = True
+
+
+@pytest.fixture(autouse=True)
+def _drop_passed_tmp_path(request):
+    yield
+    path = getattr(request.node, "funcargs", {}).get("tmp_path")
+    if path is None or getattr(request.node, "_retrofi_keep_tmp", False):
+        return
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if exitstatus != 0 or factory is None or factory._basetemp is None:
+        return
+    shutil.rmtree(factory._basetemp, ignore_errors=True)
 
 
 NO_ROOT = "RETROFI_TEST_NO_ROOT"
