@@ -13,6 +13,11 @@
 //   path, so the callback is left out there, as it was before 5.13.
 //   <linux/netdevice.h> declares the two structs for older kernels, so
 //   that mac80211's own driver op, which only passes pointers, compiles.
+//   A driver's implementation of that op (.net_fill_forward_path of
+//   struct ieee80211_ops: mt7996, and mt7915 with WED) fills the path,
+//   which those declarations cannot; mac80211 calls it only from the
+//   netdev callback, which is left out below 5.13, so the driver's is
+//   left out the same way.
 
 @r@
 identifier ops, fn;
@@ -26,6 +31,26 @@ struct net_device_ops ops = {
 
 @depends on r@
 identifier r.fn;
+@@
++#if RETROFI_LINUX_IS_GEQ(5,13,0)
+ fn(...)
+ {
+ ...
+ }
++#endif
+
+@d@
+identifier ops, fn;
+@@
+struct ieee80211_ops ops = {
+-	.net_fill_forward_path = fn,
++#if RETROFI_LINUX_IS_GEQ(5,13,0)
++	.net_fill_forward_path = fn,
++#endif
+};
+
+@depends on d@
+identifier d.fn;
 @@
 +#if RETROFI_LINUX_IS_GEQ(5,13,0)
  fn(...)

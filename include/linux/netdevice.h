@@ -206,4 +206,55 @@ RETROFI_CENSUS(netif_napi_add_noweight, "6.1", "structural",
 	       "net: drop the weight argument from netif_napi_add (v6.1)");
 #endif /* < 6.1 */
 
+/*
+ * netif_napi_add_tx() -- "net: add netif_napi_add_tx_weight()" and its
+ * weightless netif_napi_add_tx() (v5.19; titles not verified): a NAPI
+ * instance for transmit completions only, of the default weight (mt76's
+ * tx NAPI). Before, netif_tx_napi_add() (v5.1) set up the same with the
+ * weight given (netif_napi_add_tx_weight() from 5.19, where an API level
+ * forced lower compiles this). Additive, probed.
+ */
+#if RETROFI_API_NEED(5, 19, 0, RETROFI_HAVE_netif_napi_add_tx)
+static inline void
+LINUX_BACKPORT(netif_napi_add_tx)(struct net_device *dev,
+				  struct napi_struct *napi,
+				  int (*poll)(struct napi_struct *, int))
+{
+#if RETROFI_LINUX_LESS(5, 19, 0)
+	netif_tx_napi_add(dev, napi, poll, NAPI_POLL_WEIGHT);
+#else
+	netif_napi_add_tx_weight(dev, napi, poll, NAPI_POLL_WEIGHT);
+#endif
+}
+#define netif_napi_add_tx LINUX_BACKPORT(netif_napi_add_tx)
+RETROFI_CENSUS(netif_napi_add_tx, "5.19", "probed",
+	       "net: add netif_napi_add_tx_weight() (v5.19; title not verified)");
+#endif /* < 5.19 */
+
+/*
+ * Threaded NAPI -- "net: add sysfs attribute to control napi threaded
+ * mode" (v5.12): struct net_device::threaded says whether the device's
+ * NAPI instances poll in kernel threads, and dev_set_threaded() turns it
+ * on or off (mt76 sets it on its dummy NAPI devices and offers it in
+ * debugfs). Before 5.12 the kernel has no threaded NAPI: every instance
+ * polls in softirq context, its only mode. There the flag reads as off
+ * (retrofi_netdev_threaded(), which rule 0209-netdev-threaded puts where
+ * a driver reads the member, and under which it leaves the driver's
+ * assignments out), and dev_set_threaded() turns nothing off and refuses
+ * to turn it on (-EOPNOTSUPP). Structural (a member of struct
+ * net_device).
+ */
+#if RETROFI_LINUX_LESS(5, 12, 0)
+#define retrofi_netdev_threaded(dev) ((void)(dev), false)
+
+static inline int dev_set_threaded(struct net_device *dev, bool threaded)
+{
+	return threaded ? -EOPNOTSUPP : 0;
+}
+RETROFI_CENSUS(netdev_threaded, "5.12", "structural",
+	       "net: add sysfs attribute to control napi threaded mode (v5.12)");
+#else
+#define retrofi_netdev_threaded(dev) ((dev)->threaded)
+#endif /* < 5.12 */
+
 #endif /* _RETROFI_LINUX_NETDEVICE_H */

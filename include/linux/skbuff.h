@@ -336,4 +336,21 @@ RETROFI_CENSUS(skb_pull_data, "5.17", "probed",
 	       "skbuff: introduce skb_pull_data (v5.17)");
 #endif /* < 5.17 */
 
+/*
+ * napi_build_skb() -- "skbuff: introduce {,__}napi_build_skb() which
+ * reuses NAPI cache heads" (v5.12): build_skb() that takes its head from
+ * the CPU's NAPI cache, for a NAPI poll (mt76's receive paths). The skb
+ * is the same; before, build_skb() is what made it. Additive, probed.
+ */
+#if RETROFI_API_NEED(5, 12, 0, RETROFI_HAVE_napi_build_skb)
+static inline struct sk_buff *LINUX_BACKPORT(napi_build_skb)(void *data,
+							     unsigned int frag_size)
+{
+	return build_skb(data, frag_size);
+}
+#define napi_build_skb LINUX_BACKPORT(napi_build_skb)
+RETROFI_CENSUS(napi_build_skb, "5.12", "probed",
+	       "skbuff: introduce {,__}napi_build_skb() which reuses NAPI cache heads (v5.12)");
+#endif /* < 5.12 */
+
 #endif /* _RETROFI_LINUX_SKBUFF_H */

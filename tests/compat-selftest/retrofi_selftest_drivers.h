@@ -24,9 +24,11 @@
 #include <linux/of_reserved_mem.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
+#include <linux/pm.h>
 #include <linux/property.h>
 #include <linux/rcupdate.h>
 #include <linux/rfkill.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
@@ -1203,3 +1205,219 @@ static const char *test_thermal_zone_of_a_trip_table_keeps_and_writes_it(void)
 	return err;
 }
 #endif
+
+#if IS_ENABLED(CONFIG_PAGE_POOL)
+static struct page_pool *st_frag_pool(void)
+{
+	struct page_pool_params params = {
+		.pool_size = 16,
+		.nid = NUMA_NO_NODE,
+	};
+
+	return page_pool_create(&params);
+}
+#endif
+
+/*
+ * A page pool's fragments, as mt76 takes them (page_pool_dev_alloc_frag()
+ * of a pool created without a flag, 6.6's form), each naming its pool
+ * (pp_page_to_nmdesc()) and each given back whole
+ * (page_pool_put_full_page()). From 5.14 to 6.5 the allocation refuses a
+ * pool without PP_FLAG_PAGE_FRAG; before 5.14 each fragment is a page.
+ */
+static const char *test_page_pool_hands_out_fragments_and_takes_them_back(void)
+{
+#if !IS_ENABLED(CONFIG_PAGE_POOL)
+	return SKIP("the target has no page pool (CONFIG_PAGE_POOL)");
+#else
+	struct page_pool *pool = st_frag_pool();
+	struct page *page[3] = {};
+	unsigned int off[3];
+	const char *err = NULL;
+	int i;
+
+	if (IS_ERR(pool))
+		return "page_pool_create() failed";
+	for (i = 0; i < ARRAY_SIZE(page) && !err; i++) {
+		page[i] = page_pool_dev_alloc_frag(pool, &off[i], 1024);
+		if (!page[i])
+			err = "the pool gave no fragment";
+		else if (off[i] + 1024 > PAGE_SIZE)
+			err = "a fragment runs past its page";
+		else if (pp_page_to_nmdesc(page[i])->pp != pool)
+			err = "a fragment's page does not name its pool";
+	}
+	if (!err && page[0] == page[1] && off[0] == off[1])
+		err = "two fragments of one page overlap";
+	for (i = 0; i < ARRAY_SIZE(page); i++)
+		if (page[i])
+			page_pool_put_full_page(pp_page_to_nmdesc(page[i])->pp,
+						page[i], false);
+	page_pool_destroy(pool);
+	return err;
+#endif
+}
+
+/*
+ * An rx buffer handed to the stack, as mt76 hands it: napi_build_skb()
+ * around one fragment, skb_mark_for_recycle(), another fragment added
+ * with skb_add_rx_frag(); then the skb is freed. Upstream's stack gives
+ * both back to the pool (5.14); before, the pool lets go of them when
+ * they go to the stack, so none stays in flight.
+ */
+static const char *test_a_pool_buffer_handed_to_the_stack_comes_back_or_leaves_the_pool(void)
+{
+#if !IS_ENABLED(CONFIG_PAGE_POOL)
+	return SKIP("the target has no page pool (CONFIG_PAGE_POOL)");
+#else
+	struct page_pool *pool = st_frag_pool();
+	unsigned int size = SKB_DATA_ALIGN(256) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct page *head, *frag;
+	unsigned int hoff, foff;
+	const char *err = NULL;
+	struct sk_buff *skb;
+#if RETROFI_LINUX_LESS(5, 14, 0)
+	s32 held;
+#endif
+
+	if (IS_ERR(pool))
+		return "page_pool_create() failed";
+	head = page_pool_dev_alloc_frag(pool, &hoff, size);
+	frag = page_pool_dev_alloc_frag(pool, &foff, 512);
+	if (!head || !frag) {
+		err = "the pool gave no fragment";
+		goto put;
+	}
+#if RETROFI_LINUX_LESS(5, 14, 0)
+	/* the pool's pages in flight: the two, and any it holds besides */
+	held = pool->pages_state_hold_cnt -
+	       atomic_read(&pool->pages_state_release_cnt);
+#endif
+	skb = napi_build_skb(page_address(head) + hoff, size);
+	if (!skb) {
+		err = "napi_build_skb() failed";
+		goto put;
+	}
+	if (skb->head != page_address(head) + hoff || !skb->head_frag)
+		err = "the skb is not built around the buffer";
+	skb_mark_for_recycle(skb);
+	skb_add_rx_frag(skb, 0, frag, foff, 100, 512);
+	head = frag = NULL;
+	if (!err && (skb_shinfo(skb)->nr_frags != 1 || skb->len != 100))
+		err = "the fragment is not the skb's";
+#if RETROFI_LINUX_LESS(5, 14, 0)
+	if (!err && pool->pages_state_hold_cnt -
+		    atomic_read(&pool->pages_state_release_cnt) != held - 2)
+		err = "a page in the stack is still the pool's";
+#else
+	if (!err && !skb->pp_recycle)
+		err = "the skb is not marked for recycling";
+#endif
+	kfree_skb(skb);
+put:
+	if (head)
+		page_pool_put_full_page(pool, head, false);
+	if (frag)
+		page_pool_put_full_page(pool, frag, false);
+	page_pool_destroy(pool);
+	return err;
+#endif
+}
+
+/* netif_napi_add_tx() (5.19): a NAPI instance on the device, never busy-polled. */
+static const char *test_netif_napi_add_tx_adds_a_napi_without_busy_poll(void)
+{
+	struct napi_struct *napi;
+	struct net_device *dev;
+	const char *err = NULL;
+
+	dev = alloc_netdev_dummy(sizeof(*napi));
+	if (!dev)
+		return "alloc_netdev_dummy() failed";
+	napi = netdev_priv(dev);
+	netif_napi_add_tx(dev, napi, st_napi_poll);
+	if (napi->dev != dev || list_empty(&dev->napi_list))
+		err = "the NAPI instance is not on the device";
+	else if (!test_bit(NAPI_STATE_NO_BUSY_POLL, &napi->state))
+		err = "the NAPI instance may be busy-polled";
+	else if (napi->weight != NAPI_POLL_WEIGHT)
+		err = "the NAPI instance is not of the default weight";
+	netif_napi_del(napi);
+	free_netdev(dev);
+	return err;
+}
+
+#if RETROFI_LINUX_LESS(5, 12, 0)
+/*
+ * dev_set_threaded() below 5.12, which has no threaded NAPI: the flag
+ * reads off, turning it off is no change, turning it on is refused.
+ */
+static const char *test_threaded_napi_reads_off_and_cannot_be_turned_on(void)
+{
+	struct net_device *dev = alloc_netdev_dummy(0);
+	const char *err = NULL;
+
+	if (!dev)
+		return "alloc_netdev_dummy() failed";
+	if (retrofi_netdev_threaded(dev))
+		err = "the device reads as threaded";
+	else if (dev_set_threaded(dev, false))
+		err = "turning threaded NAPI off failed";
+	else if (dev_set_threaded(dev, true) != -EOPNOTSUPP)
+		err = "turning threaded NAPI on was not refused";
+	free_netdev(dev);
+	return err;
+}
+#endif
+
+/*
+ * DEFINE_SIMPLE_DEV_PM_OPS() (5.17's form): the driver gives the storage
+ * class, and the operations carry the system-sleep callbacks.
+ */
+static int st_pm_suspend(struct device *dev)
+{
+	return 0;
+}
+
+static int st_pm_resume(struct device *dev)
+{
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(st_simple_pm_ops, st_pm_suspend, st_pm_resume);
+
+static const char *test_define_simple_dev_pm_ops_takes_the_drivers_storage_class(void)
+{
+	const struct dev_pm_ops *ops = &st_simple_pm_ops;
+
+	if (!IS_ENABLED(CONFIG_PM_SLEEP))
+		return SKIP("the target has no system sleep (CONFIG_PM_SLEEP)");
+	if (ops->suspend != st_pm_suspend || ops->resume != st_pm_resume ||
+	    ops->freeze != st_pm_suspend || ops->restore != st_pm_resume)
+		return "the operations are not the system-sleep callbacks";
+	if (ops->runtime_suspend || ops->runtime_resume)
+		return "the operations have runtime callbacks";
+	return NULL;
+}
+
+/*
+ * page_pool_ethtool_stats_get_count() and _get_strings() (6.0): the
+ * strings take count entries of ETH_GSTRING_LEN, none without pool
+ * statistics.
+ */
+static const char *test_page_pool_ethtool_stats_strings_match_their_count(void)
+{
+	static u8 buf[64 * ETH_GSTRING_LEN];
+	int n = page_pool_ethtool_stats_get_count();
+	u8 *end;
+
+	if (n < 0 || n > 64)
+		return "the count is out of range";
+	if (!IS_ENABLED(CONFIG_PAGE_POOL_STATS) && n)
+		return "a kernel without pool statistics counts some";
+	end = page_pool_ethtool_stats_get_strings(buf);
+	if (end != buf + n * ETH_GSTRING_LEN)
+		return "the strings do not take count entries";
+	return NULL;
+}

@@ -54,3 +54,14 @@
 #if IS_ENABLED(CONFIG_THERMAL) && IS_ENABLED(CONFIG_THERMAL_WRITABLE_TRIPS)
 	T(thermal_zone_of_a_trip_table_keeps_and_writes_it, thermal_trip_table),
 #endif
+	T(page_pool_hands_out_fragments_and_takes_them_back, page_pool_dev_alloc_frag),
+	T(a_pool_buffer_handed_to_the_stack_comes_back_or_leaves_the_pool,
+	  skb_mark_for_recycle),
+	T(netif_napi_add_tx_adds_a_napi_without_busy_poll, netif_napi_add_tx),
+#if RETROFI_LINUX_LESS(5, 12, 0)
+	T(threaded_napi_reads_off_and_cannot_be_turned_on, dev_set_threaded),
+#endif
+	T(define_simple_dev_pm_ops_takes_the_drivers_storage_class,
+	  DEFINE_SIMPLE_DEV_PM_OPS),
+	T(page_pool_ethtool_stats_strings_match_their_count,
+	  page_pool_ethtool_stats_get_count),

@@ -260,12 +260,12 @@ def test_an_option_marked_since_is_off_below_that_series_and_says_so(tree):
     assert "/* CONFIG_MT7921E off: not backported below 7.4 */" in header
     assert "# off: not backported below 7.4" in \
         (t / "include" / "retrofi" / "config.mk").read_text()
-    version(klib, 5, 10)
+    version(klib, 5, 4)
     p, got = config(tree, defconfig("all"))
     assert p.returncode == 0, p.stdout
     assert got["MT76_CORE"] == "" and got["MT7925E"] == "" and got["ATH9K"] == "m"
     header = (t / "include" / "retrofi" / "config.h").read_text()
-    assert "/* CONFIG_MT76_CORE off: not backported below 6.1 */" in header
+    assert "/* CONFIG_MT76_CORE off: not backported below 5.10 */" in header
     assert "/* CONFIG_MT76_CONNAC_LIB off: CONFIG_MT76_CORE is off */" in header
     # the API level of a shape counts when it is older than the kernel
     version(klib, 7, 3)
@@ -273,7 +273,7 @@ def test_an_option_marked_since_is_off_below_that_series_and_says_so(tree):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=dict(os.environ, RETROFI_API_CODE=str(2 * 65536 + 6 * 256 + 21)))
     assert p.returncode == 0, p.stdout
-    assert "/* CONFIG_MT76_CORE off: not backported below 6.1 */" in \
+    assert "/* CONFIG_MT76_CORE off: not backported below 5.10 */" in \
         (t / "include" / "retrofi" / "config.h").read_text()
     # a malformed series is refused, naming the option
     opts.write_text(opts.read_text().replace("since 7.4", "since seven"))
