@@ -224,7 +224,7 @@ LINUX_BACKPORT(netif_napi_add_tx)(struct net_device *dev,
 	netif_tx_napi_add(dev, napi, poll, NAPI_POLL_WEIGHT);
 #else
 	netif_napi_add_tx_weight(dev, napi, poll, NAPI_POLL_WEIGHT);
-#endif
+#endif /* < 5.19 */
 }
 #define netif_napi_add_tx LINUX_BACKPORT(netif_napi_add_tx)
 RETROFI_CENSUS(netif_napi_add_tx, "5.19", "probed",
