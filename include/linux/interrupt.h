@@ -50,4 +50,27 @@ RETROFI_CENSUS(irq_can_set_affinity, "7.3", "structural",
 	       "the export of irq_can_set_affinity() (v7.3, title not verified)");
 #endif /* < 7.3 */
 
+/*
+ * irq_set_affinity_and_hint() -- "genirq: Provide new interfaces for
+ * affinity hints" (v5.17): set an interrupt's affinity hint and, where
+ * the mask is not NULL, apply it as the interrupt's affinity (ath11k's
+ * and ath12k's PCI glue; NULL clears the hint before free_irq()). Before,
+ * irq_set_affinity_hint() did exactly that (5.17 split it into this and
+ * irq_update_affinity_hint(), which only sets the hint). Stable 5.10.y
+ * carries the new interfaces (5.10.0-46 has them, 5.10.0-30 has not).
+ * Structural and probed; with probes forced off, the shim replaces the
+ * target's own.
+ */
+#if RETROFI_LINUX_LESS(5, 17, 0) && \
+	RETROFI_PROBED_ON(RETROFI_HAVE_irq_set_affinity_and_hint)
+static inline int
+LINUX_BACKPORT(irq_set_affinity_and_hint)(unsigned int irq, const struct cpumask *m)
+{
+	return irq_set_affinity_hint(irq, m);
+}
+#define irq_set_affinity_and_hint LINUX_BACKPORT(irq_set_affinity_and_hint)
+RETROFI_CENSUS(irq_set_affinity_and_hint, "5.17", "structural",
+	       "genirq: Provide new interfaces for affinity hints (v5.17)");
+#endif /* < 5.17 */
+
 #endif /* _RETROFI_LINUX_INTERRUPT_H */

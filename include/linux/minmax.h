@@ -78,4 +78,25 @@ RETROFI_CENSUS(max, "6.7", "structural",
 	       "and signed constants (v6.7)");
 #endif /* < 6.7 */
 
+/*
+ * umin(), umax() -- "minmax: add umin(a, b) and umax(a, b)" (v6.7), which
+ * stable 5.10.y took in 5.10.241 (Debian's 5.10.0-46 has them, 5.10.0-30
+ * has not): the minimum and maximum of two non-negative values of any
+ * integer types, each zero-extended to unsigned long long, so that no
+ * signedness check can fail (rtw89's core.c). Upstream's bodies, on
+ * min() and max() (6.7's where the block above redefines them, and both
+ * operands have the same type anyway). Structural, by macro: defined
+ * where the target has no macro of that name, and with probes forced off
+ * (<retrofi/backport.h>) in place of the target's, so that a booted
+ * stable kernel runs the shim's text too.
+ */
+#if RETROFI_LINUX_LESS(6, 7, 0) && (!defined(umin) || RETROFI_PROBED_ON(1))
+#undef umin
+#undef umax
+#define umin(x, y) min((x) + 0u + 0ul + 0ull, (y) + 0u + 0ul + 0ull)
+#define umax(x, y) max((x) + 0u + 0ul + 0ull, (y) + 0u + 0ul + 0ull)
+RETROFI_CENSUS(umin, "6.7", "structural",
+	       "minmax: add umin(a, b) and umax(a, b) (v6.7)");
+#endif /* < 6.7 */
+
 #endif /* _RETROFI_LINUX_MINMAX_H */

@@ -27,6 +27,27 @@ RETROFI_CENSUS(spinlock_guard, "6.5", "structural",
 #endif /* < 6.5 */
 
 /*
+ * guard(spinlock_irqsave), scoped_guard(spinlock_irqsave, ...) -- the
+ * spinlock_irqsave lock guard of the same change, "locking: Introduce
+ * __cleanup() based infrastructure" (v6.5), which stable 5.10.y carries
+ * with <linux/cleanup.h> (5.10.0-46 has it, 5.10.0-30 does not; rtw89
+ * takes it). spin_lock_irqsave() on entry into the guard's own flags,
+ * spin_unlock_irqrestore() on leaving the scope, as upstream. Structural
+ * and probed, like the spinlock guard; with probes forced off,
+ * backport_spinlock_irqsave beside the target's own.
+ */
+#if RETROFI_LINUX_LESS(6, 5, 0) && RETROFI_PROBED_ON(RETROFI_HAVE_spinlock_irqsave_guard)
+#include <linux/cleanup.h>
+DEFINE_LOCK_GUARD_1(RETROFI_PROBED_NAME(spinlock_irqsave, RETROFI_HAVE_spinlock_irqsave_guard),
+		    spinlock_t,
+		    spin_lock_irqsave(_T->lock, _T->flags),
+		    spin_unlock_irqrestore(_T->lock, _T->flags),
+		    unsigned long flags)
+RETROFI_CENSUS(spinlock_irqsave_guard, "6.5", "structural",
+	       "locking: Introduce __cleanup() based infrastructure (v6.5)");
+#endif /* < 6.5 */
+
+/*
  * guard(spinlock_bh), scoped_guard(spinlock_bh, ...) -- the spinlock_bh
  * lock guard of <linux/cleanup.h>'s scope-based locking: "spinlock:
  * extend guard with spinlock_bh variants" (v6.15), which stable took

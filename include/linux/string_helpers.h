@@ -58,4 +58,24 @@ RETROFI_CENSUS(str_read_write, "5.10.262..6.1", "additive",
 	       "str_read_write() (title and version not verified)");
 #endif /* < 6.1 */
 
+/*
+ * str_disable_enable() -- title and version not verified: no 6.1 ABI the
+ * archive serves has it, up to 6.1.192, and every 6.12 ABI has (a macro
+ * of <linux/string_choices.h>); the record is that bound, and the guard
+ * its high end (harmless: additive, renamed). "disable" for true,
+ * "enable" for false: upstream's str_enable_disable(!(v)) (rtw89's
+ * debugfs). The #undef drops the target's macro where an API level below
+ * the target's asks for the shim.
+ */
+#if RETROFI_API_LESS(6, 12, 0)
+static inline const char *LINUX_BACKPORT(str_disable_enable)(bool v)
+{
+	return v ? "disable" : "enable";
+}
+#undef str_disable_enable
+#define str_disable_enable LINUX_BACKPORT(str_disable_enable)
+RETROFI_CENSUS(str_disable_enable, "6.1.192..6.12", "additive",
+	       "str_disable_enable() (title and version not verified)");
+#endif /* < 6.12 */
+
 #endif /* _RETROFI_LINUX_STRING_HELPERS_H */

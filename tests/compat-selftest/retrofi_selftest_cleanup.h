@@ -59,6 +59,34 @@ static const char *test_spinlock_guard_releases_at_scope_exit(void)
 }
 
 /*
+ * guard(spinlock_irqsave): in the scope the lock is held with local
+ * interrupts off; after it, the lock is free and interrupts are as they
+ * were (on, in a module's init). PREEMPT_RT's spin_lock_irqsave() leaves
+ * interrupts on (the lock is a sleeping one there), so on such a kernel
+ * only the lock is checked.
+ */
+static const char *test_spinlock_irqsave_guard_masks_interrupts_in_its_scope(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	bool held = false, masked = false, were_off = irqs_disabled();
+
+	{
+		guard(st_class(spinlock_irqsave, RETROFI_HAVE_spinlock_irqsave_guard))(&lock);
+		held = spin_is_locked(&lock);
+		masked = irqs_disabled();
+	}
+	if (!held)
+		return "the spinlock was not held in the scope";
+	if (!masked && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "local interrupts were on in the scope";
+	if (spin_is_locked(&lock))
+		return "the spinlock stayed held after the scope";
+	if (irqs_disabled() != were_off)
+		return "local interrupts were not restored after the scope";
+	return NULL;
+}
+
+/*
  * __free(kfree): an allocation is freed at the end of the scope, and NULL
  * and an error pointer are left alone: kfree() of an error pointer
  * oopses, which fails the boot.

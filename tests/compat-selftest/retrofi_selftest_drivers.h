@@ -11,6 +11,9 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdesc.h>
+#include <linux/irqnr.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/math.h>
@@ -38,6 +41,7 @@
 #include <linux/thermal.h>
 #include <linux/soc/qcom/qmi.h>
 #include <linux/un.h>
+#include <linux/usb.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/page_pool/helpers.h>
@@ -900,6 +904,15 @@ static const char *test_str_read_write_is_upstreams_word(void)
 	return NULL;
 }
 
+/* str_disable_enable() (6.12 or older): upstream's words, the other way round. */
+static const char *test_str_disable_enable_is_upstreams_word(void)
+{
+	if (strcmp(str_disable_enable(true), "disable") ||
+	    strcmp(str_disable_enable(false), "enable"))
+		return "str_disable_enable() is not \"disable\"/\"enable\"";
+	return NULL;
+}
+
 /*
  * lockdep_assert_not_held() (5.14): silent for a lock that is not held
  * (a held one would warn, which the console scan would count).
@@ -1419,5 +1432,88 @@ static const char *test_page_pool_ethtool_stats_strings_match_their_count(void)
 	end = page_pool_ethtool_stats_get_strings(buf);
 	if (end != buf + n * ETH_GSTRING_LEN)
 		return "the strings do not take count entries";
+	return NULL;
+}
+
+/*
+ * irq_set_affinity_and_hint() (5.17): an interrupt that does not exist is
+ * refused; on the guest's first interrupt whose chip sets affinities the
+ * hint is set, the interrupt's affinity holds the CPU asked for, and NULL
+ * clears the hint again (as ath11k and ath12k do before free_irq()).
+ * Below 5.11, where irq_to_desc() is exported, the hint is read from the
+ * descriptor; the guest has one CPU, so the affinity is CPU 0 either way.
+ * The number of interrupts is nr_irqs, which "genirq: Unexport nr_irqs"
+ * (v6.13; title not verified) replaced by irq_get_nr_irqs().
+ */
+static const char *test_irq_set_affinity_and_hint_sets_and_clears_the_hint(void)
+{
+#if RETROFI_LINUX_LESS(6, 13, 0)
+	unsigned int nr = nr_irqs;
+#else
+	unsigned int nr = irq_get_nr_irqs();
+#endif
+	struct irq_data *d = NULL;
+	unsigned int irq;
+
+	if (irq_set_affinity_and_hint(~0u, cpumask_of(0)) != -EINVAL)
+		return "an interrupt that does not exist was not refused";
+	for (irq = 1; irq < nr; irq++) {
+		d = irq_get_irq_data(irq);
+		if (d && d->chip && d->chip->irq_set_affinity && !irqd_is_per_cpu(d))
+			break;
+	}
+	if (irq >= nr)
+		return SKIP("the guest has no interrupt whose affinity can be set");
+	if (irq_set_affinity_and_hint(irq, cpumask_of(0)))
+		return "setting the hint and the affinity failed";
+#if RETROFI_LINUX_LESS(5, 11, 0) && defined(CONFIG_SMP)
+	if (irq_to_desc(irq)->affinity_hint != cpumask_of(0)) {
+		irq_set_affinity_and_hint(irq, NULL);
+		return "the hint was not set";
+	}
+#endif
+	if (!cpumask_test_cpu(0, irq_data_get_affinity_mask(d))) {
+		irq_set_affinity_and_hint(irq, NULL);
+		return "the interrupt's affinity does not hold CPU 0";
+	}
+	if (irq_set_affinity_and_hint(irq, NULL))
+		return "clearing the hint failed";
+#if RETROFI_LINUX_LESS(5, 11, 0) && defined(CONFIG_SMP)
+	if (irq_to_desc(irq)->affinity_hint)
+		return "the hint was not cleared";
+#endif
+	return NULL;
+}
+
+/*
+ * usb_maxpacket(udev, pipe) (5.19): the direction is the pipe's. A device
+ * with a 512-byte bulk IN endpoint 1 and a 64-byte bulk OUT endpoint 1
+ * (as a USB 2.0 Wi-Fi dongle has): each pipe reads its own endpoint, and a
+ * pipe to an endpoint the device lacks reads 0. No USB core call: the
+ * helpers are inline.
+ */
+static const char *test_usb_maxpacket_reads_the_direction_from_the_pipe(void)
+{
+	static struct usb_host_endpoint in = {
+		.desc = { .bEndpointAddress = USB_DIR_IN | 1,
+			  .bmAttributes = USB_ENDPOINT_XFER_BULK,
+			  .wMaxPacketSize = cpu_to_le16(512) },
+	};
+	static struct usb_host_endpoint out = {
+		.desc = { .bEndpointAddress = USB_DIR_OUT | 1,
+			  .bmAttributes = USB_ENDPOINT_XFER_BULK,
+			  .wMaxPacketSize = cpu_to_le16(64) },
+	};
+	static struct usb_device udev;
+
+	udev.devnum = 2;
+	udev.ep_in[1] = &in;
+	udev.ep_out[1] = &out;
+	if (usb_maxpacket(&udev, usb_rcvbulkpipe(&udev, 1)) != 512)
+		return "the IN pipe does not read the IN endpoint's 512";
+	if (usb_maxpacket(&udev, usb_sndbulkpipe(&udev, 1)) != 64)
+		return "the OUT pipe does not read the OUT endpoint's 64";
+	if (usb_maxpacket(&udev, usb_sndbulkpipe(&udev, 2)))
+		return "a pipe to a missing endpoint does not read 0";
 	return NULL;
 }

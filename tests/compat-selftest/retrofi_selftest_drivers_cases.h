@@ -46,6 +46,7 @@
 	TA(pci_clear_and_set_config_dword_is_the_helper, pci_clear_and_set_config_dword, 6, 8, 0),
 	TA(str_helpers_are_upstreams_words, str_yes_no, 5, 16, 0),
 	TA(str_read_write_is_upstreams_word, str_read_write, 6, 1, 0),
+	TA(str_disable_enable_is_upstreams_word, str_disable_enable, 6, 12, 0),
 	T(lockdep_assert_not_held_is_silent_unheld, lockdep_assert_not_held),
 	T(device_get_mac_address_without_a_node_is_enoent, device_get_mac_address),
 	TX(pcim_request_all_regions_holds_the_bars_while_bound, pcim_request_all_regions, 6, 13, 0),
@@ -65,3 +66,5 @@
 	  DEFINE_SIMPLE_DEV_PM_OPS),
 	T(page_pool_ethtool_stats_strings_match_their_count,
 	  page_pool_ethtool_stats_get_count),
+	T(irq_set_affinity_and_hint_sets_and_clears_the_hint, irq_set_affinity_and_hint),
+	T(usb_maxpacket_reads_the_direction_from_the_pipe, usb_maxpacket),

@@ -47,3 +47,26 @@ static const char *test_min_max_compare_an_unsigned_with_a_positive_int_constant
 		return "min|max((u8)200, 32) is not 32|200";
 	return NULL;
 }
+
+static volatile int st_minmax_negative = -1;
+
+/*
+ * umin() and umax() (6.7): both values zero-extended to unsigned long
+ * long, so that an int of -1 is the largest value, not the smallest, and
+ * an int against a size_t compiles without a signedness error (rtw89's
+ * umin(idx >> 4, ARRAY_SIZE(...) - 1)). The shim where the target has
+ * none, and in place of the target's with probes forced off.
+ */
+static const char *test_umin_umax_compare_as_unsigned(void)
+{
+	int neg = st_minmax_negative;
+	size_t five = 5;
+
+	if (umin(neg, five) != 5)
+		return "umin(-1, 5) is not 5: -1 was not taken as unsigned";
+	if (umax(neg, five) != (unsigned long long)(unsigned int)-1)
+		return "umax(-1, 5) is not the zero-extended -1";
+	if (umin(st_minmax_len, 32) != 32 || umax(st_minmax_len, 32) != 200)
+		return "umin|umax((u8)200, 32) is not 32|200";
+	return NULL;
+}

@@ -291,6 +291,7 @@ const char *retrofi_decide_cleanup_cases(void);
 const char *retrofi_decide_cleanup_cases(void)
 {
 	return test_spinlock_guard_releases_at_scope_exit() ?:
+	       test_spinlock_irqsave_guard_masks_interrupts_in_its_scope() ?:
 	       test_kfree_class_leaves_null_and_error_pointers_alone() ?:
 	       test_device_node_class_compiles_and_leaves_null_alone();
 }
@@ -308,6 +309,8 @@ MODULE_LICENSE("GPL");
 """
 
 CLEANUP_SHIMS = {"spinlock_guard": ("linux/spinlock.h", r"DEFINE_LOCK_GUARD_1\(spinlock,"),
+                 "spinlock_irqsave_guard": ("linux/spinlock.h",
+                                            r"DEFINE_LOCK_GUARD_1\(spinlock_irqsave,"),
                  "rcu_guard": ("linux/rcupdate.h", r"DEFINE_LOCK_GUARD_0\(rcu,"),
                  "kfree_free_class": ("linux/slab.h", r"DEFINE_FREE\(kfree,")}
 
@@ -332,6 +335,83 @@ def test_the_cleanup_classes_of_the_stack_build_on_the_oldest_and_newest_5_10(tm
         shimmed[kt.name] = names & set(CLEANUP_SHIMS)
         assert shimmed[kt.name] == set(CLEANUP_SHIMS) - own, (kt.name, shimmed[kt.name])
     assert shimmed == {old.name: set(CLEANUP_SHIMS), new.name: set()}, shimmed
+
+
+# What the vendor drivers take from stable 5.10.y that 5.10.0-30 predates:
+# rtw89's umin(), ath11k's and ath12k's dma_mb() and
+# irq_set_affinity_and_hint(), mt76's two-argument usb_maxpacket().
+DRIVER_STABLE_CALLER = """
+#include <linux/module.h>
+#include <linux/interrupt.h>
+#include <linux/minmax.h>
+#include <linux/usb.h>
+#include <asm/barrier.h>
+
+size_t retrofi_decide_nss(unsigned int idx, size_t n);
+size_t retrofi_decide_nss(unsigned int idx, size_t n)
+{
+	return umin(idx >> 4, n - 1);
+}
+
+void retrofi_decide_ring_head(u32 *head, u32 v);
+void retrofi_decide_ring_head(u32 *head, u32 v)
+{
+	dma_mb();
+	WRITE_ONCE(*head, v);
+}
+
+int retrofi_decide_hint(unsigned int irq);
+int retrofi_decide_hint(unsigned int irq)
+{
+	return irq_set_affinity_and_hint(irq, cpumask_of(0));
+}
+
+u16 retrofi_decide_data_len(struct usb_device *udev);
+u16 retrofi_decide_data_len(struct usb_device *udev)
+{
+	return usb_maxpacket(udev, usb_sndctrlpipe(udev, 0));
+}
+MODULE_LICENSE("GPL");
+"""
+
+# name: (the probe's name or None for a macro the guard tests, header,
+#        the target's own definition)
+DRIVER_STABLE_SHIMS = {
+    "umin": (None, "linux/minmax.h", r"#define umin\("),
+    "dma_mb": (None, "asm-generic/barrier.h", r"#define dma_mb\(\)"),
+    "irq_set_affinity_and_hint": ("irq_set_affinity_and_hint", "linux/interrupt.h",
+                                  r"irq_set_affinity_and_hint\(unsigned int irq,"),
+    "usb_maxpacket": ("usb_maxpacket_of_the_pipe", "linux/usb.h",
+                      r"usb_maxpacket\(struct usb_device \*udev, int pipe,\s*/\*"),
+}
+
+
+@pytest.mark.network
+def test_the_stable_apis_of_the_vendor_drivers_build_on_the_oldest_and_newest_5_10(tmp_path):
+    """Debian's 5.10.0-46 (5.10.262) carries from stable what rtw89,
+    ath11k, ath12k and mt76 call: umin(), dma_mb(),
+    irq_set_affinity_and_hint() and usb_maxpacket() of two arguments;
+    5.10.0-30 (5.10.218) has none of them, and the drivers failed to
+    compile there. On both the callers compile without a warning; the
+    probes find the functions where the target's own header defines them,
+    the shims are compiled on 5.10.0-30 only (their census records are in
+    the object), and dma_mb() is a full barrier (mfence) on both."""
+    old, new = oldest_and_newest_of("all-5.10")
+    shimmed = {}
+    for kt in (old, new):
+        probes, names = compiled_census(kt, tmp_path, DRIVER_STABLE_CALLER)
+        own = {name for name, (_, header, definition) in DRIVER_STABLE_SHIMS.items()
+               if target_has(kt, header, definition)}
+        for name, (probe, _, _) in DRIVER_STABLE_SHIMS.items():
+            if probe:
+                assert probe_value(probes, probe) == int(name in own), (kt.name, name)
+        shimmed[kt.name] = names & set(DRIVER_STABLE_SHIMS)
+        assert shimmed[kt.name] == set(DRIVER_STABLE_SHIMS) - own, (kt.name, shimmed[kt.name])
+        dis = subprocess.run(["objdump", "-d", str(tmp_path / kt.name / "decide.o")],
+                             stdout=subprocess.PIPE, text=True, check=True).stdout
+        ring = dis.split("<retrofi_decide_ring_head>:", 1)[1].split("\n\n", 1)[0]
+        assert "mfence" in ring, (kt.name, ring)
+    assert shimmed == {old.name: set(DRIVER_STABLE_SHIMS), new.name: set()}, shimmed
 
 
 NLMSG_CALLER = """
