@@ -105,8 +105,9 @@ def census_names(tree, module):
 # retrofi_selftest_probes_off, built with the probes forced off, must
 # (<linux/cleanup.h> replacing the target's, the classes under backport_
 # names, min() and max(), genlmsg_multicast_allns() over its stand-in).
-PROBES_OFF_6_1 = {"cleanup_h", "mutex_guard", "spinlock_guard", "rcu_guard", "kfree_free_class",
-                  "device_node_free", "min", "max", "genlmsg_multicast_allns"}
+PROBES_OFF_6_1 = {"cleanup_h", "mutex_guard", "spinlock_guard", "spinlock_irqsave_guard",
+                  "rcu_guard", "kfree_free_class", "device_node_free", "min", "max", "umin",
+                  "genlmsg_multicast_allns"}
 
 
 def probe_value(header, name):
@@ -200,14 +201,15 @@ def test_stable_6_1_keeps_its_backported_list_count_nodes_and_gets_kmemdup_array
     assert b"backport_kfree_skb_reason" in names
     # The shims 6.1.192 has from stable run their bodies with the probes
     # forced off, and only there; the classes' cases take the shims'.
-    for api in ("mutex_guard", "spinlock_guard", "rcu_guard", "kfree_free_class",
-                "device_node_free", "minmax_relaxed", "genlmsg_multicast_allns_noflags"):
+    for api in ("mutex_guard", "spinlock_guard", "spinlock_irqsave_guard", "rcu_guard",
+                "kfree_free_class", "device_node_free", "minmax_relaxed",
+                "genlmsg_multicast_allns_noflags"):
         assert probe_value(probes, api) == 1, api
     plain = census_names(tree, "retrofi_selftest")
     assert census_names(tree, "retrofi_selftest_probes_off") - plain == PROBES_OFF_6_1
     assert not PROBES_OFF_6_1 & plain
     data = (tree / "selftest" / "retrofi_selftest_probes_off.ko").read_bytes()
-    for cls in (b"mutex", b"spinlock", b"rcu", b"kfree", b"device_node"):
+    for cls in (b"mutex", b"spinlock", b"spinlock_irqsave", b"rcu", b"kfree", b"device_node"):
         assert b"\0backport_" + cls + b"\0" in data, cls
     symvers = (tree / "Module.symvers").read_text()
     for sym in exported:
