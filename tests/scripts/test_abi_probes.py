@@ -211,7 +211,8 @@ size_t retrofi_decide_ssid_len(const u8 *datalen)
 const char *retrofi_decide_minmax_case(void);
 const char *retrofi_decide_minmax_case(void)
 {
-	return test_min_max_compare_an_unsigned_with_a_positive_int_constant();
+	return test_min_max_compare_an_unsigned_with_a_positive_int_constant() ?:
+	       test_umin_umax_compare_as_unsigned();
 }
 MODULE_LICENSE("GPL");
 """
