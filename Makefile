@@ -7,9 +7,12 @@
 PYTHON := /usr/bin/python3
 RETROFI := $(PYTHON) scripts/retrofi.py
 TARGETS ?=
+# RERUN=1: make matrix boots every row anew (by default a row whose kernel,
+# initramfs and QEMU are unchanged is judged from its stored boot).
+RERUN ?=
 PYTEST_ARGS ?=
 
-export TARGETS
+export TARGETS RERUN
 
 .PHONY: all help bootstrap kernels kernels-update kernels-verify matrix matrix-build stress \
 	report-merge list check check-fast api-census api-census-docs api-bounds
@@ -18,6 +21,7 @@ all: help
 
 help:
 	@echo "make matrix          generate, build and boot-test the default targets (TARGETS=... for others)"
+	@echo "make matrix RERUN=1  the same, booting rows whose inputs a stored boot already ran"
 	@echo "make matrix-build    the same without booting (rows say the boot did not run)"
 	@echo "make matrix TARGETS=sweep      build-only rows: oldest/newest served ABI of each major (sweep-all: every one)"
 	@echo "make stress          50 unload/reload cycles in the guest, an association every 10th"

@@ -218,7 +218,8 @@ def cmd_matrix(args):
     # or failed run leaves the previous report and its logs as they were.
     with retrofi_fs.staged_dir(report) as staging:
         rows = retrofi_run.run(matrix, names or None, out_dir=args.out,
-                               report_dir=staging, boot=not args.no_boot, mode=mode)
+                               report_dir=staging, boot=not args.no_boot, mode=mode,
+                               rerun=args.rerun)
         retrofi_fs.repoint(staging, staging, report, ("report.json", "junit.xml"))
         for r in rows:
             r.logs = {k: v.replace(staging, report, 1) for k, v in r.logs.items()}
@@ -321,6 +322,10 @@ def main(argv=None):
     p.add_argument("--stress", action="store_true",
                    help="instead of the guest tests: 50 unload/reload cycles of the stack, "
                         "an association after every 10th (make stress)")
+    p.add_argument("--rerun", action="store_true",
+                   default=os.environ.get("RERUN", "") not in ("", "0"),
+                   help="boot every row anew, even one whose kernel, initramfs and QEMU "
+                        "a stored boot already ran (make matrix RERUN=1)")
     p.set_defaults(func=cmd_matrix)
 
     p = sub.add_parser("report-merge", help="combine shards' report.json into one report")

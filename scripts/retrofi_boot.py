@@ -13,7 +13,9 @@ firmware): such a boot is killed and run once more under TCG, and the
 result names the fault (.rerun).  The guest has no network device
 and powers itself off when its tests are done; a guest that does not is
 killed at the timeout.  The verdict comes from the guest's KTAP and the
-splat scan of the whole log, never from QEMU's exit status.
+splat scan of the whole log, never from QEMU's exit status.  Given a store
+(retrofi_bootcache), a boot whose inputs are all unchanged is not run
+again: its stored console is judged, and the result says when it ran.
 """
 
 import dataclasses
@@ -25,6 +27,7 @@ import subprocess
 import time
 from typing import Optional, Tuple
 
+import retrofi_bootcache
 import retrofi_ktap
 import retrofi_progress
 from retrofi_errors import RetrofiError
@@ -55,6 +58,8 @@ class BootResult:
     splats: Tuple[retrofi_ktap.Splat, ...]
     tail: Tuple[str, ...]          # the last console lines
     rerun: str = ""                # the machine fault that made it rerun under TCG
+    reused: str = ""               # when the stored boot of the same inputs ran
+                                   # (retrofi_bootcache; "": booted now)
 
     @property
     def ok(self):
@@ -62,8 +67,10 @@ class BootResult:
 
     def report(self):
         """A human summary: verdict, failures with their diagnostics, splats."""
+        how = self.accel + (f"; the stored boot of {self.reused}, inputs unchanged"
+                            if self.reused else "")
         out = [f"target {self.target}: {self.status.upper()} ({self.reason}) "
-               f"in {self.seconds:.1f} s [{self.accel}]; console log: {self.log}"]
+               f"in {self.seconds:.1f} s [{how}]; console log: {self.log}"]
         if self.rerun:
             out.append(f"  rerun under tcg: {self.rerun} (first console: {self.log}.kvm-fault)")
         for t in self.ktap.failures:
@@ -354,7 +361,8 @@ def _accel_name(accel):
 
 
 def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), append="",
-         memory=1024, accel="tcg", expected_skips=(), progress=None, name=None):
+         memory=1024, accel="tcg", expected_skips=(), progress=None, name=None, store=None,
+         reuse=True):
     """Boot target.image with initrd; the console goes to log_path.
 
     target: a retrofi_kernels.KernelTree; initrd: a path or an Initramfs.
@@ -366,6 +374,11 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     guest's planned tests are done (on progress, a stream; default stdout).
     name: the matrix row booted (a shape's, not its base kernel's), which
     the progress lines and the result carry (default: the kernel's).
+    store: a directory of finished boots (retrofi_bootcache).  A boot of
+    the same kernel, initramfs, QEMU and arguments found there is not run
+    again: its console is judged anew and the result says when it ran
+    (.reused); a boot that runs is stored there.  None: always boot.
+    reuse: False boots even when the store has the boot (and replaces it).
     """
     initrd = getattr(initrd, "path", initrd)
     qemu = shutil.which(QEMU)
@@ -382,18 +395,28 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     allowed = [(a.match, f"{a.reason} ({a.link})" if a.link else a.reason)
                if hasattr(a, "match") else tuple(a) for a in allowed_splats]
     accel_name = _accel_name(accel)
-    rerun = ""
+    rerun = reused = ""
     argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", accel_name])
-    with _console_progress(name or target.name, log_path, progress):
-        run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
-        if run.fault:
-            rerun = run.fault
-            os.replace(log_path, log_path + ".kvm-fault")
-            accel_name = "tcg"
-            argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", "tcg"])
-            first = run.seconds
-            run = run_qemu(argv, log_path, timeout)
-            run = dataclasses.replace(run, seconds=run.seconds + first)
+    key = retrofi_bootcache.key(argv, {target.image, initrd}, timeout) if store else ""
+    stored = retrofi_bootcache.load(store, key) if store and reuse else None
+    if stored:
+        retrofi_bootcache.restore(stored, store, log_path)
+        run = QemuRun(stored.code, stored.timed_out, "", stored.seconds, stored.text)
+        rerun, accel_name, reused = stored.rerun, stored.accel, stored.when
+    else:
+        with _console_progress(name or target.name, log_path, progress):
+            run = run_qemu(argv, log_path, timeout, watch_kvm=accel_name == "kvm")
+            if run.fault:
+                rerun = run.fault
+                os.replace(log_path, log_path + ".kvm-fault")
+                accel_name = "tcg"
+                argv = qemu_argv(target.image, initrd, append, memory, qemu, ["-accel", "tcg"])
+                first = run.seconds
+                run = run_qemu(argv, log_path, timeout)
+                run = dataclasses.replace(run, seconds=run.seconds + first)
+        if store:
+            retrofi_bootcache.save(store, key, log_path, run.seconds, run.code, run.timed_out,
+                                   accel_name, rerun)
     status, reason, ktap, splats = judge(run.text, allowed, run.timed_out, expected_skips,
                                          kmemleak=has_kmemleak(target))
     if status == "pass" and run.code != 0:
@@ -402,4 +425,5 @@ def boot(target, initrd, log_path, timeout=DEFAULT_TIMEOUT, allowed_splats=(), a
     while lines and not lines[-1].strip():
         lines.pop()
     return BootResult(name or target.name, status, reason, run.seconds, log_path, accel_name,
-                      run.code, ktap, tuple(splats), tuple(lines[-TAIL_LINES:]), rerun)
+                      run.code, ktap, tuple(splats), tuple(lines[-TAIL_LINES:]), rerun,
+                      reused)

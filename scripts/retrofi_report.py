@@ -59,6 +59,9 @@ class Row:
     # ships it (retrofi_firmware.for_row; {} for a row without one, only
     # {"line": why} when it could not be made).  "line" goes under the table.
     firmware: dict = dataclasses.field(default_factory=dict)
+    # When the boot whose console this row judged ran, where the run reused
+    # a stored boot of the same inputs (retrofi_bootcache); "": booted now.
+    boot_reused: str = ""
 
     @property
     def ok(self):
@@ -80,12 +83,16 @@ def table(rows):
     for r in rows:
         c = r.counts()
         tested = r.boot != "not run"
-        lines.append((r.target, r.kind, r.build, r.boot, r.accel or "-",
+        lines.append((r.target, r.kind, r.build, r.boot + ("*" if r.boot_reused else ""),
+                      r.accel or "-",
                       str(c["pass"]) if tested else "-", str(c["fail"]) if tested else "-",
                       str(c["skip"]) if tested else "-", f"{r.seconds:.0f}"))
     widths = [max(len(l[i]) for l in lines) for i in range(len(head))]
     out = ["  ".join(v.ljust(w) for v, w in zip(l, widths)).rstrip() for l in lines]
     out.insert(1, "  ".join("-" * w for w in widths))
+    if any(r.boot_reused for r in rows):
+        out.append("* judged from the stored boot of the same kernel, initramfs and QEMU: "
+                   "no guest ran in this run (RERUN=1 boots anew)")
     out += stage_table(rows)
     for r in rows:
         for t in r.tests:

@@ -3,9 +3,11 @@
 kernels -> generate (once) -> per target, in parallel up to the core count:
 build -> initramfs -> boot -> one report row. Each stage reuses its cached
 result when its inputs are unchanged (kernels: stamps; generate: the spatch
-cache; build: the build key; initramfs: the content hash); the boot always
-runs, because it is the test. The verdict of a boot comes from the KTAP the
-guest printed (retrofi_boot.judge), never from QEMU's exit status.
+cache; build: the build key; initramfs: the content hash; boot: the digests
+of the kernel, the initramfs and QEMU, retrofi_bootcache, unless rerun).
+The verdict of a boot comes from the KTAP the guest printed
+(retrofi_boot.judge), judged anew on a stored console, never from QEMU's
+exit status.
 """
 
 import concurrent.futures
@@ -301,13 +303,15 @@ def failed_row(target, error, report_dir):
 
 
 def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=None,
-               mode="tests", rt=False, drivers=False):
+               mode="tests", rt=False, drivers=False, store=None, reuse=True):
     """One target through build, initramfs and boot; returns a report Row.
 
     accel:   the run's retrofi_accel.Accel (TCG when None).
     rt:      whether the matrix makes the row PREEMPT_RT (preempt_rt()).
     drivers: whether the row builds every vendor driver (one of the
              matrix's ends, or a build-only row: run_defconfig()).
+    store:   the directory of finished boots (retrofi_bootcache), or None.
+    reuse:   whether a stored boot of the same inputs stands for the boot.
     mode:    what the guest runs: "tests" (every guest test) or "stress"
              (tests/guest/init reads it from /etc/retrofi-mode)."""
     started = time.monotonic()
@@ -365,7 +369,7 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
                                   accel=accel.name if accel else "tcg",
                                   expected_skips=[(e.test, e.reason)
                                                   for e in target.expected_skips],
-                                  name=target.name)
+                                  name=target.name, store=store, reuse=reuse)
         except RetrofiError as e:
             row.boot, row.reason = "fail", e.format()
             say(target.name, row.reason)
@@ -375,6 +379,12 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
             if r.rerun:
                 row.notes.append(f"rerun under tcg: {r.rerun}")
                 say(target.name, f"rerun under tcg: {r.rerun}")
+            if r.reused:
+                row.boot_reused = r.reused
+                note = (f"boot: the stored boot of {r.reused}, whose kernel, initramfs and "
+                        f"QEMU are unchanged, judged again (RERUN=1 boots anew)")
+                row.notes.append(note)
+                say(target.name, note)
             row.tests = _test_rows(r.ktap, target.expected_skips,
                                    retrofi_kunit.expected_sets(tree))
             row.stages.update(guest_stages(logs["console"]))
@@ -385,8 +395,13 @@ def run_target(target, kernel, tree, report_dir, boot=True, jobs=None, accel=Non
     return row
 
 
-def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None, mode="tests"):
-    """Run the selected targets; write the report; return the rows."""
+def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None, mode="tests",
+        rerun=False):
+    """Run the selected targets; write the report; return the rows.
+
+    A row's boot in the "tests" mode is stored by its inputs
+    (retrofi_bootcache): an unchanged row is judged from its stored
+    console unless rerun.  A stress run always boots."""
     selected = matrix.select(names or None)
     if not selected:
         raise RetrofiError("no targets selected", where=matrix.path,
@@ -422,6 +437,8 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
         first = kernels.targets[matrix.real_target(booted[0]).name]
         accel = retrofi_accel.choose(first, cache=cache)
     ends = matrix.ends()
+    store = os.path.join(cache or retrofi_kernels.cache_dir(), "boot") if mode == "tests" \
+        else None
     workers = max(1, min(len(todo), os.cpu_count() or 1))
     # The builds share the cores through one make jobserver: a build that
     # runs alone (the last of a matrix, or while the others boot) gets them
@@ -432,7 +449,8 @@ def run(matrix, names=None, out_dir=None, report_dir=None, boot=True, cache=None
             futs = {pool.submit(run_target, t, kernels.targets[matrix.real_target(t).name],
                                 trees[matrix.source_of(t).key], report_dir,
                                 boot and t in booted, jobs, accel, mode,
-                                preempt_rt(matrix, t), builds_drivers(matrix, t, ends)): t
+                                preempt_rt(matrix, t), builds_drivers(matrix, t, ends),
+                                store, not rerun): t
                     for t in todo}
             try:
                 for fut in retrofi_interrupt.completed(futs):

@@ -158,9 +158,10 @@ def assert_stack_modules(tree, kernelrelease):
 
 def private_cache(dst):
     """A cache of its own (for RETROFI_CACHE) whose entries link to the shared
-    cache's, except the KVM verdicts (<cache>/accel): a test acting out a
-    machine (a stand-in QEMU) writes its verdicts there, never into the
-    shared cache."""
+    cache's, except the KVM verdicts (<cache>/accel) and the stored boots
+    (<cache>/boot): a test acting out a machine (a stand-in QEMU) writes
+    its verdicts and boots there, never into the shared cache, and finds
+    none that an earlier run stored."""
     import retrofi_kernels
     real = retrofi_kernels.cache_dir()
     # The content-keyed stages' directories are shared even before their
@@ -169,7 +170,7 @@ def private_cache(dst):
         os.makedirs(os.path.join(real, n), exist_ok=True)
     os.makedirs(dst)
     for n in os.listdir(real):
-        if n != "accel" and not n.startswith("."):
+        if n not in ("accel", "boot") and not n.startswith("."):
             os.symlink(os.path.join(real, n), os.path.join(dst, n))
     return str(dst)
 

@@ -132,6 +132,114 @@ def test_a_boot_result_names_the_row_booted_not_its_base_kernel(tmp_path, monkey
     assert base.target == "fake"
 
 
+# ---------------------------------------------------------------- stored boots
+
+SPLAT = "[    9.10] WARNING: CPU: 0 PID: 1 at drivers/x.c:1 x+0x1/0x2\n"
+
+
+def _counting_qemu(tmp_path, monkeypatch):
+    """A stand-in QEMU that logs each call and prints $FAKE_CONSOLE."""
+    qemu = tmp_path / "bin" / "qemu-system-x86_64"
+    qemu.parent.mkdir(exist_ok=True)
+    qemu.write_text('#!/bin/sh\necho "$*" >>"$FAKE_QEMU_CALLS"\ncat "$FAKE_CONSOLE"\n')
+    qemu.chmod(0o755)
+    calls, console = tmp_path / "calls", tmp_path / "console-to-print"
+    monkeypatch.setenv("PATH", f"{qemu.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_QEMU_CALLS", str(calls))
+    monkeypatch.setenv("FAKE_CONSOLE", str(console))
+    return qemu, calls, console
+
+
+def _boots(calls):
+    return len(calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def test_a_boot_of_unchanged_inputs_is_judged_from_its_stored_console(tmp_path, monkeypatch):
+    """The kernel, the initramfs, QEMU and its arguments unchanged: the
+    stored console is copied to the log and judged anew, and the result
+    says when it ran; any of them changed, or reuse off: a real boot."""
+    qemu, calls, console = _counting_qemu(tmp_path, monkeypatch)
+    console.write_text("KTAP version 1\n1..1\nok 1 guest_ran\n")
+    image, initrd, store = tmp_path / "vmlinuz", tmp_path / "initrd", str(tmp_path / "boots")
+    image.write_bytes(b"kernel")
+    initrd.write_bytes(b"initramfs")
+    target = _fake_target(tmp_path, str(image))
+
+    def boot(log="again.log", **kw):
+        kw = dict(dict(timeout=30, progress=io.StringIO(), store=store), **kw)
+        return retrofi_boot.boot(target, str(initrd), str(tmp_path / log), **kw)
+
+    first = boot("first.log")
+    assert first.ok and first.reused == "" and _boots(calls) == 1
+    console.write_text("KTAP version 1\n1..1\nnot ok 1 guest_ran\n")   # what a new boot would say
+    again = boot()
+    assert _boots(calls) == 1, "no QEMU ran"
+    assert again.ok and again.reused and again.seconds == pytest.approx(first.seconds, abs=0.1)
+    assert (tmp_path / "again.log").read_text() == (tmp_path / "first.log").read_text()
+    line = again.report().splitlines()[0]
+    assert f"[tcg; the stored boot of {again.reused}, inputs unchanged]" in line
+    # Each input, changed, boots again (and that boot is what is judged).
+    initrd.write_bytes(b"initramfs with another module")
+    assert not boot().ok and _boots(calls) == 2
+    image.write_bytes(b"another kernel")
+    assert not boot().reused and _boots(calls) == 3
+    assert not boot(append="no5lvl").reused and _boots(calls) == 4
+    assert not boot(memory=2048).reused and _boots(calls) == 5
+    assert not boot(timeout=31).reused and _boots(calls) == 6
+    qemu.write_text(qemu.read_text() + "# another QEMU\n")
+    assert not boot().reused and _boots(calls) == 7
+    # reuse=False boots although the store has it, and replaces it.
+    console.write_text("KTAP version 1\n1..1\nok 1 guest_ran\n")
+    assert boot(reuse=False).ok and _boots(calls) == 8
+    assert boot().ok and _boots(calls) == 8
+
+
+def test_a_stored_failure_stays_a_failure_and_is_judged_by_todays_rules(tmp_path, monkeypatch):
+    """A failed boot is stored as much as a passing one (nothing is retried);
+    the verdict is the judge's of now: a splat allowed since then passes."""
+    _, calls, console = _counting_qemu(tmp_path, monkeypatch)
+    console.write_text("KTAP version 1\n1..1\n" + SPLAT + "ok 1 guest_ran\n")
+    image, initrd, store = tmp_path / "vmlinuz", tmp_path / "initrd", str(tmp_path / "boots")
+    image.write_bytes(b"kernel")
+    initrd.write_bytes(b"initramfs")
+    target = _fake_target(tmp_path, str(image))
+
+    def boot(**kw):
+        return retrofi_boot.boot(target, str(initrd), str(tmp_path / "c.log"), timeout=30,
+                                 progress=io.StringIO(), store=store, **kw)
+    first = boot()
+    assert first.status == "fail" and "kernel splat" in first.reason
+    console.write_text("KTAP version 1\n1..1\nok 1 guest_ran\n")
+    again = boot()
+    assert again.status == "fail" and again.reused and _boots(calls) == 1
+    allowed = boot(allowed_splats=[(r"WARNING: .* drivers/x\.c:1", "known, test")])
+    assert allowed.ok and allowed.reused and _boots(calls) == 1
+    assert [s.allowed for s in allowed.splats] == ["known, test"]
+
+
+def test_an_interrupted_boot_is_not_stored(tmp_path, monkeypatch):
+    _, calls, console = _counting_qemu(tmp_path, monkeypatch)
+    console.write_text("KTAP version 1\n1..1\nok 1 guest_ran\n")
+    image, initrd, store = tmp_path / "vmlinuz", tmp_path / "initrd", tmp_path / "boots"
+    image.write_bytes(b"kernel")
+    initrd.write_bytes(b"initramfs")
+    target = _fake_target(tmp_path, str(image))
+    real = retrofi_boot.run_qemu
+
+    def interrupted(*a, **kw):
+        real(*a, **kw)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(retrofi_boot, "run_qemu", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        retrofi_boot.boot(target, str(initrd), str(tmp_path / "c.log"), timeout=30,
+                          progress=io.StringIO(), store=str(store))
+    assert not store.exists() or os.listdir(store) == []
+    monkeypatch.setattr(retrofi_boot, "run_qemu", real)
+    r = retrofi_boot.boot(target, str(initrd), str(tmp_path / "c.log"), timeout=30,
+                          progress=io.StringIO(), store=str(store))
+    assert r.ok and not r.reused and _boots(calls) == 2
+
+
 GUEST_WITH_SKIPS = """KTAP version 1
 1..2
 # Subtest: compat_selftest

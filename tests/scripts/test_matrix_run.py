@@ -45,8 +45,8 @@ DRIVER_TESTS = ("vendor_driver_ids_resolve_to_the_backport",
                 "vendor_drivers_load_and_unload_without_hardware")
 
 
-def _run_matrix(target, out, env=None):
-    p = run_cli("matrix", "--targets", target, "--out", str(out), env=env)
+def _run_matrix(target, out, env=None, *args):
+    p = run_cli("matrix", "--targets", target, "--out", str(out), *args, env=env)
     print(p.stdout[-6000:], p.stderr[-3000:])
     report = json.load(open(out / "report" / "report.json")) if \
         (out / "report" / "report.json").exists() else None
@@ -74,7 +74,8 @@ def _assert_every_guest_test_passed(p, out, report, target, tests=GUEST_TESTS):
     assert console.count("(>= 40 expected)") >= 8, "counters checked after every exchange"
     # The table on the terminal says the same.
     line = next(l for l in p.stdout.splitlines() if l.startswith(f"{target} "))
-    assert line.split()[:8] == [target, "real", "ok", "pass", row["accel"], str(len(tests)),
+    boot = "pass*" if row["boot_reused"] else "pass"
+    assert line.split()[:8] == [target, "real", "ok", boot, row["accel"], str(len(tests)),
                                 "0", "0"]
     # The row ran under the run's accelerator, unless a fault of the machine
     # made it rerun under TCG (then its notes say so).
@@ -98,10 +99,11 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     m = retrofi_matrix.load(os.path.join(REPO, "kernel-matrix.yaml"))
     assert target in m.ends()
     out = tmp_path / "out"
-    p, report = _run_matrix(target, out)
-    row = _assert_every_guest_test_passed(p, out, report, target,
-                                          GUEST_TESTS + DRIVER_TESTS + KUNIT_TESTS
-                                          + IWLWIFI_KUNIT_TESTS)
+    tests = GUEST_TESTS + DRIVER_TESTS + KUNIT_TESTS + IWLWIFI_KUNIT_TESTS
+    # --rerun: this run boots even if an earlier one stored this boot.
+    p, report = _run_matrix(target, out, None, "--rerun")
+    row = _assert_every_guest_test_passed(p, out, report, target, tests)
+    assert row["boot_reused"] == "" and "[boot] " in p.stdout
     assert row["build"] == "ok" and any(m.endswith("rtw89_pci.ko") for m in row["modules"]) \
         and any(m.endswith("iwlmld.ko") for m in row["modules"]), \
         "the end's build has the vendor drivers"
@@ -118,6 +120,17 @@ def test_matrix_boots_the_oldest_default_target_and_every_guest_test_passes(tmp_
     again = retrofi_initramfs.build(kt, b.tree, config=retrofi_run.guest_config(
         m.target(target), "tests", b.census, retrofi_run.preempt_rt(m, m.target(target)), b))
     assert again.reused and again.size < 24 << 20
+
+    # The warm run: nothing changed, so the boot just stored stands for the
+    # boot; its console is judged again and the row says when it ran.
+    console = open(row["logs"]["console"], "rb").read()
+    p2, warm = _run_matrix(target, out)
+    row2 = _assert_every_guest_test_passed(p2, out, warm, target, tests)
+    assert row2["boot_reused"] and "[boot] " not in p2.stdout, "no QEMU ran"
+    assert open(row2["logs"]["console"], "rb").read() == console
+    assert f"{target}: boot: the stored boot of {row2['boot_reused']}, whose kernel, " \
+        "initramfs and QEMU are unchanged, judged again (RERUN=1 boots anew)" in p2.stdout
+    assert row2["stages"]["tests"] == row["stages"]["tests"]
 
 
 # One fault end to end: the boot stage finds each kind of fault (the KVM

@@ -35,6 +35,18 @@ def test_table_marks_build_only_and_shape_rows_for_what_they_are():
     assert "6.12: rerun under tcg: KVM internal error. Suberror: 1" in t
 
 
+def test_a_row_judged_from_a_stored_boot_is_marked_in_the_table_and_the_json():
+    r = rows()
+    r[0].boot_reused = "2026-12-08T00:48:42Z"
+    lines = rr.table(r).splitlines()
+    assert next(l for l in lines if l.startswith("6.12 ")).split()[3] == "pass*"
+    assert next(l for l in lines if l.startswith("6.1 ")).split()[3] == "fail"
+    assert "* judged from the stored boot of the same kernel, initramfs and QEMU: no guest " \
+        "ran in this run (RERUN=1 boots anew)" in lines
+    assert rr.to_json(r)["targets"][0]["boot_reused"] == "2026-12-08T00:48:42Z"
+    assert not any(l.startswith("* ") for l in rr.table(rows()).splitlines())
+
+
 def test_only_a_passing_boot_with_no_failed_test_is_ok():
     r = rows()
     assert [x.ok for x in r] == [True, False, False, False]
