@@ -78,6 +78,48 @@ def test_guest_init_builds_the_same_modalias_as_the_host():
         assert out == gd.modalias(bus, v, d)
 
 
+def _guest_functions(*names):
+    import os
+    from conftest import REPO
+    init = open(os.path.join(REPO, "tests", "guest", "init")).read()
+    out = []
+    for n in names:
+        start = init.index(f"\n{n}() {{") + 1
+        out.append(init[start:init.index("\n}\n", start) + 3])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("dep,verdict", [
+    ("updates/drivers/net/wireless/mediatek/mt76/mt76.ko", "ok"),
+    ("kernel/drivers/net/wireless/mediatek/mt76/mt76.ko.xz",
+     "mt7921e needs /lib/modules/K/kernel/drivers/net/wireless/mediatek/mt76/mt76.ko.xz, "
+     "the kernel's own copy of a backported module"),
+    ("kernel/drivers/bus/mhi/host/mhi.ko.xz", "ok")])
+def test_a_dependency_from_the_kernels_own_copy_of_a_backported_module_fails(tmp_path, dep,
+                                                                             verdict):
+    """tests/guest/init's deps_from_updates(), run here with sh, a stand-in
+    modprobe and an updates/ tree: a dependency modprobe takes from the
+    kernel's tree fails the check when the backport has a module of that
+    name (mt76), not when it has none (mhi)."""
+    import subprocess
+    updates = tmp_path / "lib" / "modules" / "K" / "updates"
+    for ko in ("drivers/net/wireless/mediatek/mt76/mt76.ko",
+               "drivers/net/wireless/mediatek/mt76/mt7921/mt7921e.ko"):
+        (updates / ko).parent.mkdir(parents=True, exist_ok=True)
+        (updates / ko).write_bytes(b"")
+    show = (f"insmod {tmp_path}/lib/modules/K/{dep}\n"
+            f"insmod {updates}/drivers/net/wireless/mediatek/mt76/mt7921/mt7921e.ko\n")
+    script = ("fail() { echo \"$*\"; exit 1; }\n"
+              f"modprobe() {{ printf '%s' '{show}'; }}\n"
+              f"UPDATES={updates}\n"
+              + _guest_functions("backport_names", "deps_from_updates")
+              + "cd " + str(tmp_path) + " && deps_from_updates mt7921e && echo ok\n")
+    script = script.replace("/tmp/deps", str(tmp_path / "deps"))
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert p.stdout.strip().replace(str(tmp_path), "") == verdict, p.stdout + p.stderr
+    assert p.returncode == (0 if verdict == "ok" else 1)
+
+
 @pytest.mark.network
 def test_every_listed_id_is_in_its_modules_own_id_table(fetched):
     """Each line's modalias matches an alias of the named module as 7.3's
