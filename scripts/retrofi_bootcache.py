@@ -2,7 +2,7 @@
 
 A boot is keyed by everything the guest sees: the bytes of the kernel
 image, of the initramfs (the backport's modules, the guest tests, their
-config) and of the QEMU binary, and QEMU's argv with those three paths
+config), of the QEMU binary and its firmware, and QEMU's argv with those three paths
 replaced by their digests (memory, accelerator, kernel command line), and
 the timeout.  A boot whose key is stored is not run again: its console is
 copied back and judged afresh by the caller (retrofi_boot.judge), so a
@@ -30,6 +30,11 @@ import retrofi_fs
 # Bumped when what a key covers, or the entry's layout, changes.
 FORMAT = 1
 META = "meta.json"
+# The firmware QEMU runs before the kernel (Debian's seabios, and the
+# option ROMs of -kernel's direct boot of qemu-system-data): part of the
+# machine, like the binary.
+FIRMWARE = ("/usr/share/seabios/bios-256k.bin", "/usr/share/qemu/linuxboot_dma.bin",
+            "/usr/share/qemu/kvmvapic.bin")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,9 +69,10 @@ def _file_digest(path):
 def key(argv, files, timeout):
     """The key of a boot: argv (QEMU's, argv[0] its binary) with each path
     of files (the kernel image, the initramfs) and the binary replaced by
-    the digest of its bytes, and the timeout."""
+    the digest of its bytes, QEMU's firmware, and the timeout."""
     qemu = shutil.which(argv[0]) or argv[0]
     words = [f"qemu:{_file_digest(qemu)}"]
+    words += [f"firmware:{_file_digest(f)}" for f in FIRMWARE if os.path.exists(f)]
     for a in argv[1:]:
         words.append(f"file:{_file_digest(a)}" if a in files else a)
     data = json.dumps({"format": FORMAT, "argv": words, "timeout": timeout})
