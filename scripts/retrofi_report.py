@@ -162,6 +162,9 @@ def junit(rows):
                               time=f"{r.seconds:.1f}")
         for name, status, detail in cases:
             case = ET.SubElement(suite, "testcase", classname=f"retrofi.{r.target}", name=name)
+            if name == "boot" and r.boot_reused:
+                ET.SubElement(case, "system-out").text = \
+                    f"judged from the stored boot of {r.boot_reused}: no guest ran in this run"
             if status == "fail":
                 ET.SubElement(case, "failure", message=(detail or "failed")[:500]).text = detail
             elif status == "skip":

@@ -45,6 +45,10 @@ def test_a_row_judged_from_a_stored_boot_is_marked_in_the_table_and_the_json():
         "ran in this run (RERUN=1 boots anew)" in lines
     assert rr.to_json(r)["targets"][0]["boot_reused"] == "2026-12-08T00:48:42Z"
     assert not any(l.startswith("* ") for l in rr.table(rows()).splitlines())
+    boot = ET.fromstring(rr.junit(r)).find("testsuite/testcase[@name='boot']")
+    assert boot.find("system-out").text == \
+        "judged from the stored boot of 2026-12-08T00:48:42Z: no guest ran in this run"
+    assert ET.fromstring(rr.junit(rows())).find("testsuite/testcase/system-out") is None
 
 
 def test_only_a_passing_boot_with_no_failed_test_is_ok():
