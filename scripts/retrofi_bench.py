@@ -328,12 +328,26 @@ def run(args):
         print(f"[bench] generation: {source.package} {source.version}, -j{jobs}", flush=True)
         g, generated = measure.generation(source, repo, work, jobs)
         record(generation_figures(g))
-        print("[bench] builds: generated tree and plain make M=", flush=True)
+        lines = [(source, generated)]
+        for name, other in others:
+            print(f"[bench] generation, source {name}: {other.package} {other.version}, "
+                  f"-j{jobs}", flush=True)
+            other_work = os.path.join(work, f"source-{name}")
+            os.makedirs(other_work)
+            g, other_tree = measure.generation(other, repo, other_work, jobs)
+            record(generation_figures(g, name))
+            lines.append((other, other_tree))
+        # The plain build of the upstream files needs headers of their own
+        # line: the source of the kernel's line when the matrix has one.
+        bsource, btree = next(((s, t) for s, t in lines if kernel and _same_line(s, kernel)),
+                              (source, generated))
+        print(f"[bench] builds: generated tree and plain make M= ({bsource.package})",
+              flush=True)
         try:
             if args.smoke:
                 b = smoke_builds(generated, source, repo, work, jobs)
             else:
-                b = measure.kernel_builds(generated, source.path, kernel, repo, work, jobs)
+                b = measure.kernel_builds(btree, bsource.path, kernel, repo, work, jobs)
         except RetrofiError as e:
             # The other figures are still worth having; this one says why not.
             print(e.format(), file=sys.stderr)
@@ -342,14 +356,7 @@ def run(args):
                               "incremental_vs_plain")])
         else:
             record(build_figures(b))
-            record([_drivers_figure(args, b, kernel, work, jobs)])
-        for name, other in others:
-            print(f"[bench] generation, source {name}: {other.package} {other.version}, "
-                  f"-j{jobs}", flush=True)
-            other_work = os.path.join(work, f"source-{name}")
-            os.makedirs(other_work)
-            g, _ = measure.generation(other, repo, other_work, jobs)
-            record(generation_figures(g, name))
+        record([_drivers_figure(args, generated, kernel, work, jobs)])
         record(_matrix_figures(args, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -380,23 +387,30 @@ def _kernels():
     return k.source, k.target("6.12"), others
 
 
-def _drivers_figure(args, b, kernel, work, jobs):
+def _same_line(source, kernel):
+    """Whether source is of kernel's line (6.12.118-1 and 6.12.118+deb12)."""
+    return source.version.split(".")[:2] == kernel.version.split(".")[:2]
+
+
+def _drivers_figure(args, generated, kernel, work, jobs):
     """A row's build cost with every vendor driver against the stack alone:
-    the generated tree of b (defconfig wifi) built again with defconfig
-    drivers, the same headers and -j."""
+    the selected source's generated tree built with defconfig drivers and
+    with defconfig wifi, the same headers and -j, one after the other."""
     if args.smoke:
         return Figure("build_drivers_vs_stack", None,
                       "not measured (smoke mode: the synthetic tree has no vendor drivers)")
-    print("[bench] build with every vendor driver (defconfig drivers)", flush=True)
     try:
-        d = measure.drivers_build(os.path.join(work, "build-generated"), kernel, work, jobs)
+        print("[bench] build with every vendor driver (defconfig drivers)", flush=True)
+        d = measure.defconfig_build(generated, kernel, work, jobs, "drivers")
+        print("[bench] build of the stack alone (defconfig wifi)", flush=True)
+        w = measure.defconfig_build(generated, kernel, work, jobs, "wifi")
     except RetrofiError as e:
         print(e.format(), file=sys.stderr)
         return Figure("build_drivers_vs_stack", None, f"not measured: {e.what} ({e.where})")
-    return Figure("build_drivers_vs_stack", d["seconds"] / b["full"],
-                  f"{d['seconds']:.1f} s ({d['modules']} modules) vs {b['full']:.1f} s "
-                  f"({b['modules']} modules); CPU {d['cpu']:.1f} s vs {b['full_cpu']:.1f} s "
-                  f"({d['cpu'] / b['full_cpu']:.2f}x)")
+    return Figure("build_drivers_vs_stack", d["seconds"] / w["seconds"],
+                  f"{d['seconds']:.1f} s ({d['modules']} modules) vs {w['seconds']:.1f} s "
+                  f"({w['modules']} modules); CPU {d['cpu']:.1f} s vs {w['cpu']:.1f} s "
+                  f"({d['cpu'] / w['cpu']:.2f}x); {kernel.name} headers")
 
 
 def _matrix_figures(args, work):

@@ -206,19 +206,19 @@ def kernel_builds(generated, source_path, kernel, repo, work, jobs):
                            *plain_variables(gen_tree), "modules"], work)
 
 
-def drivers_build(stack_tree, kernel, work, jobs):
-    """The stack's generated tree (before its build) copied and built with
-    defconfig drivers: wall and CPU seconds and the modules made."""
-    tree = os.path.join(work, "build-drivers")
+def defconfig_build(generated, kernel, work, jobs, defconfig):
+    """The generated tree copied and built with one of its defconfigs
+    (drivers, wifi): wall and CPU seconds and the modules made."""
+    tree = os.path.join(work, f"build-{defconfig}")
     shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(stack_tree, tree, symlinks=True,
-                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*.cmd", "*.a",
-                                                  "modules.order", "Module.symvers"))
-    log = os.path.join(work, "build-drivers.log")
-    _make(["make", "-C", tree, "defconfig-drivers"], log)
+    shutil.copytree(generated, tree, symlinks=True)
+    log = os.path.join(work, f"build-{defconfig}.log")
+    _make(["make", "-C", tree, f"defconfig-{defconfig}"], log)
     cc = [f"CC={kernel.cc}"] if kernel.cc else []
     seconds, cpu = _make(["make", "-C", tree, f"-j{jobs}", f"KLIB={kernel.headers}", *cc], log)
-    return {"seconds": seconds, "cpu": cpu, "modules": _modules(tree), "log": log}
+    modules = _modules(tree)
+    shutil.rmtree(tree, ignore_errors=True)
+    return {"seconds": seconds, "cpu": cpu, "modules": modules, "log": log}
 
 
 # ---------------------------------------------------------------- matrix

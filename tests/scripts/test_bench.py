@@ -111,3 +111,13 @@ def test_a_corrupt_previous_result_is_one_clear_error_and_nothing_is_written(tmp
     assert p.returncode == 2
     assert "2026-01-01-x.json: not a bench result" in p.stderr and "fix:" in p.stderr
     assert os.listdir(results) == ["2026-01-01-x.json"]
+
+
+def test_the_plain_build_uses_the_source_of_the_kernels_own_line():
+    """The plain make M= of upstream files builds only on headers of their
+    own line: against 6.12's headers the 6.12 source, never the newest."""
+    import types
+    kernel = types.SimpleNamespace(version="6.12.118-1~deb12u1")
+    assert bench._same_line(types.SimpleNamespace(version="6.12.118-1~deb12u1"), kernel)
+    assert not bench._same_line(types.SimpleNamespace(version="7.3.4-1~bpo13+1"), kernel)
+    assert not bench._same_line(types.SimpleNamespace(version="6.1.158-1"), kernel)
