@@ -410,7 +410,7 @@ def _drivers_figure(args, generated, kernel, work, jobs):
     return Figure("build_drivers_vs_stack", d["seconds"] / w["seconds"],
                   f"{d['seconds']:.1f} s ({d['modules']} modules) vs {w['seconds']:.1f} s "
                   f"({w['modules']} modules); CPU {d['cpu']:.1f} s vs {w['cpu']:.1f} s "
-                  f"({d['cpu'] / w['cpu']:.2f}x); {kernel.name} headers")
+                  f"({d['cpu'] / w['cpu']:.2f}x)")
 
 
 def _matrix_figures(args, work):
